@@ -1,0 +1,231 @@
+//! What the command line means: each subcommand, run, with its exit code.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::check::check;
+use crate::cli::{Cli, ColorChoice, Command, FailOn, Format, GlobalArgs};
+use crate::host::Host;
+use crate::matrix::{Matrix, RuleKind, Severity};
+use crate::probe::{ProbeOptions, probe};
+use crate::report::{Report, markdown, text};
+use crate::snapshot::{SCHEMA_VERSION, Snapshot};
+
+/// Exit codes (containers and CI read these).
+pub mod exit {
+    pub const OK: u8 = 0;
+    pub const FINDINGS: u8 = 1;
+    pub const USAGE: u8 = 2;
+    pub const NOT_EVALUATED: u8 = 3;
+}
+
+/// An error that ends the run, with the exit code it maps to.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    CannotEvaluate(String),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl AppError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::Usage(_) => exit::USAGE,
+            Self::CannotEvaluate(_) => exit::NOT_EVALUATED,
+            Self::Io(_) => exit::USAGE,
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> Result<u8, AppError> {
+    let g = &cli.global;
+    let matrix = load_matrix(&g.matrix)?;
+    if g.version {
+        emit(g, &format!("onnx-doctor {} (matrix {})\n", env!("CARGO_PKG_VERSION"), matrix.describe()))?;
+        return Ok(exit::OK);
+    }
+    match &cli.command {
+        None | Some(Command::Check) => run_check(g, &matrix),
+        Some(Command::Rules) => run_rules(g, &matrix),
+        Some(Command::Explain { code }) => run_explain(g, &matrix, code),
+        Some(Command::Completions { shell }) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut buf = Vec::new();
+            clap_complete::generate(*shell, &mut cmd, "onnx-doctor", &mut buf);
+            emit(g, &String::from_utf8_lossy(&buf))?;
+            Ok(exit::OK)
+        }
+    }
+}
+
+fn load_matrix(dirs: &[PathBuf]) -> Result<Matrix, AppError> {
+    let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    Matrix::load(&dirs).map_err(|errors| {
+        let mut msg = String::from("the compatibility matrix is invalid:");
+        for e in &errors {
+            msg.push_str(&format!("\n  {e}"));
+        }
+        AppError::CannotEvaluate(msg)
+    })
+}
+
+fn run_check(g: &GlobalArgs, matrix: &Matrix) -> Result<u8, AppError> {
+    let snapshot = match &g.snapshot {
+        Some(path) => read_snapshot(path)?,
+        None => {
+            let host = Host::from_process(g.root.clone(), Duration::from_secs_f64(g.timeout));
+            let options =
+                ProbeOptions { pythons: g.python.clone(), fast: g.fast, watched: matrix.packages.clone() };
+            probe(&host, &options)
+        }
+    };
+    let judgement = check(&snapshot, matrix);
+    let report = Report::new(snapshot, matrix, judgement);
+    let fail_on = match g.fail_on {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+    };
+    let code = report.exit_code(fail_on);
+    let rendered = match g.format {
+        Format::Json => serde_json::to_string_pretty(&report).expect("a report serialises") + "\n",
+        Format::Markdown => markdown::render(&report, code),
+        Format::Text => text::render(&report, text::Paint(use_color(g)), code),
+    };
+    emit(g, &rendered)?;
+    Ok(code)
+}
+
+/// Reads a saved snapshot, or the snapshot inside a saved JSON report.
+fn read_snapshot(path: &Path) -> Result<Snapshot, AppError> {
+    let unreadable =
+        |why: String| AppError::CannotEvaluate(format!("cannot read snapshot {}: {why}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| unreadable(e.to_string()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| unreadable(format!("not JSON ({e})")))?;
+    let value = match value.get("snapshot") {
+        Some(inner) if value.get("findings").is_some() => inner.clone(),
+        _ => value,
+    };
+    let version = value.get("schema_version").and_then(serde_json::Value::as_u64);
+    if version != Some(u64::from(SCHEMA_VERSION)) {
+        return Err(unreadable(format!(
+            "schema version {} is not {SCHEMA_VERSION}, the one this doctor reads",
+            version.map_or("missing".into(), |v| v.to_string())
+        )));
+    }
+    serde_json::from_value(value).map_err(|e| unreadable(format!("not an onnx-doctor snapshot ({e})")))
+}
+
+fn run_rules(g: &GlobalArgs, matrix: &Matrix) -> Result<u8, AppError> {
+    let rendered = match g.format {
+        Format::Json => serde_json::to_string_pretty(&matrix.rules).expect("rules serialise") + "\n",
+        Format::Markdown => {
+            let mut s = String::from("| code | severity | summary |\n|---|---|---|\n");
+            for r in &matrix.rules {
+                s.push_str(&format!("| `{}` | {} | {} |\n", r.code, r.severity, r.summary));
+            }
+            s
+        }
+        Format::Text => {
+            let width = matrix.rules.iter().map(|r| r.code.len()).max().unwrap_or(0);
+            let mut s = String::new();
+            for r in &matrix.rules {
+                s.push_str(&format!("{:<width$}  {:<7}  {}\n", r.code, r.severity.as_str(), r.summary));
+            }
+            s.push_str(&format!("\n{} rules · matrix {}\n", matrix.rules.len(), matrix.describe()));
+            s
+        }
+    };
+    emit(g, &rendered)?;
+    Ok(exit::OK)
+}
+
+fn run_explain(g: &GlobalArgs, matrix: &Matrix, code: &str) -> Result<u8, AppError> {
+    let Some(rule) = matrix.rule(code) else {
+        let near: Vec<&str> = matrix
+            .rules
+            .iter()
+            .map(|r| r.code.as_str())
+            .filter(|c| code.split('-').filter(|w| w.len() > 2).any(|w| c.contains(w)))
+            .take(5)
+            .collect();
+        let hint =
+            if near.is_empty() { String::new() } else { format!("; did you mean {}?", near.join(", ")) };
+        return Err(AppError::Usage(format!(
+            "no rule has the code {code:?}{hint} (`onnx-doctor rules` lists them all)"
+        )));
+    };
+    let rendered = match g.format {
+        Format::Json => serde_json::to_string_pretty(rule).expect("a rule serialises") + "\n",
+        _ => {
+            let mut s = format!("{} ({})\n\n{}\n\n", rule.code, rule.severity, rule.summary);
+            s.push_str(&format!(
+                "Involves: {}\n\n",
+                rule.components.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ")
+            ));
+            s.push_str(&format!("Why:\n  {}\n\n", text::wrap(&rule.why, 88, 2)));
+            if let RuleKind::Facts { when, lookup, require } = &rule.kind {
+                s.push_str("Fires when:\n");
+                for c in when {
+                    s.push_str(&format!("  {} {}\n", c.fact, c.condition));
+                }
+                if let Some(t) = lookup {
+                    s.push_str(&format!("  (looking up table {t})\n"));
+                }
+                if !require.is_empty() {
+                    s.push_str("and any of these does not hold:\n");
+                    for c in require {
+                        s.push_str(&format!("  {} {}\n", c.fact, c.condition));
+                    }
+                }
+                s.push('\n');
+            }
+            if !rule.fixes.is_empty() {
+                s.push_str("Fixes, best first:\n");
+                for f in &rule.fixes {
+                    s.push_str(&format!("  {f}\n"));
+                }
+                s.push('\n');
+            }
+            s.push_str("Sources:\n");
+            for src in &rule.sources {
+                s.push_str(&format!("  {src}\n"));
+            }
+            s.push_str(&format!("\nDefined at {}\n", rule.origin));
+            s
+        }
+    };
+    emit(g, &rendered)?;
+    Ok(exit::OK)
+}
+
+fn use_color(g: &GlobalArgs) -> bool {
+    match g.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            g.output.is_none()
+                && std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+        }
+    }
+}
+
+/// Writes to `--output` or standard output.
+fn emit(g: &GlobalArgs, text: &str) -> Result<(), AppError> {
+    match &g.output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| AppError::Usage(format!("cannot write the report to {}: {e}", path.display()))),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! The facts rules can name, read out of a snapshot.
+//!
+//! A rule says `onnxruntime`, `numpy`, `onnx.ir_version`, `torch.local`,
+//! `python`; this module says what each name means:
+//!
+//! - `python`: the interpreter's version;
+//! - `os`, `arch`, `glibc`, `kernel`, `container`: the machine;
+//! - `<distribution>`: the installed version of a distribution (any name,
+//!   normalised: `onnxruntime-gpu`);
+//! - `<distribution>.local` / `.release`: the local label (`cu118`) and the
+//!   version without it;
+//! - `<package>.<fact>`: what the probe script read from the imported module
+//!   (`torch.cuda`, `onnx.ir_version`, `protobuf.backend`); for `torch.cuda`
+//!   the wheel's local label stands in when torch cannot be imported;
+//! - `import.<package>`: how the import went (`ok`, `failed`, ...);
+//! - `a|b`: the first of `a` and `b` that is present.
+//!
+//! A fact is present, absent (the package is not installed), or unknown with
+//! a reason (its probe did not run or failed). Rules treat unknown as "could
+//! not evaluate", never as a pass.
+
+use crate::probe::python::STACK;
+use crate::snapshot::{ImportStatus, Probed, PythonEnv, Snapshot, System};
+use crate::version::Ver;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fact {
+    Absent,
+    Unknown(String),
+    Text(String),
+    List(Vec<String>),
+}
+
+impl Fact {
+    pub fn display(&self) -> String {
+        match self {
+            Self::Absent => "(none)".into(),
+            Self::Unknown(_) => "(unknown)".into(),
+            Self::Text(t) => t.clone(),
+            Self::List(l) => l.join(", "),
+        }
+    }
+}
+
+/// The facts of one Python environment on one machine (or of the machine
+/// alone, when `env` is `None`).
+pub struct Facts<'a> {
+    pub system: Option<&'a System>,
+    pub system_reason: Option<&'a str>,
+    pub env: Option<&'a PythonEnv>,
+}
+
+impl<'a> Facts<'a> {
+    pub fn for_env(snapshot: &'a Snapshot, env: Option<&'a PythonEnv>) -> Self {
+        Self { system: snapshot.system.found(), system_reason: snapshot.system.reason(), env }
+    }
+
+    pub fn get(&self, key: &str) -> Fact {
+        if key.contains('|') {
+            let mut last = Fact::Absent;
+            for alt in key.split('|') {
+                match self.get(alt.trim()) {
+                    Fact::Absent => {}
+                    Fact::Unknown(r) => last = Fact::Unknown(r),
+                    found => return found,
+                }
+            }
+            return last;
+        }
+        if let Some(f) = self.system_fact(key) {
+            return f;
+        }
+        let Some(env) = self.env else {
+            return Fact::Unknown(format!("`{key}` is a fact of a Python environment"));
+        };
+        if key == "python" {
+            return probed_version(&env.version);
+        }
+        if let Some(pkg) = key.strip_prefix("import.") {
+            return match env.import(pkg) {
+                Some(i) => Fact::Text(status_word(&i.status).into()),
+                None => Fact::Unknown(format!("{pkg} was not imported by the probe")),
+            };
+        }
+        if let Some((name, attr)) = key.split_once('.') {
+            return self.package_fact(env, name, attr);
+        }
+        distribution_version(env, key).map_or_else(|f| f, |v| Fact::Text(v.raw().to_string()))
+    }
+
+    fn system_fact(&self, key: &str) -> Option<Fact> {
+        let pick = |f: fn(&System) -> Fact| match self.system {
+            Some(s) => f(s),
+            None => Fact::Unknown(self.system_reason.unwrap_or("the system was not probed").to_string()),
+        };
+        Some(match key {
+            "os" => pick(|s| probed_text(&s.os)),
+            "arch" => pick(|s| Fact::Text(s.arch.clone())),
+            "glibc" => pick(|s| probed_version(&s.glibc)),
+            "kernel" => pick(|s| probed_text(&s.kernel)),
+            "container" => pick(|s| s.container.clone().map_or(Fact::Absent, Fact::Text)),
+            _ => return None,
+        })
+    }
+
+    fn package_fact(&self, env: &PythonEnv, name: &str, attr: &str) -> Fact {
+        // Facts of the distribution's version string.
+        if attr == "local" || attr == "release" {
+            return match distribution_version(env, name) {
+                Ok(v) if attr == "local" => v.local().map_or(Fact::Absent, Fact::Text),
+                Ok(v) => Fact::Text(match v.parsed() {
+                    Some(p) => p.clone().without_local().to_string(),
+                    None => v.raw().to_string(),
+                }),
+                Err(f) => f,
+            };
+        }
+        // Facts the probe script read from the imported module.
+        if STACK.contains(&name) {
+            return match env.import(name) {
+                Some(i) if i.status == ImportStatus::Ok => match i.facts.get(attr) {
+                    Some(v) => json_fact(v),
+                    None => Fact::Absent,
+                },
+                Some(i) if i.status == ImportStatus::NotInstalled => Fact::Absent,
+                Some(i) => {
+                    self.fallback(env, name, attr).unwrap_or_else(|| Fact::Unknown(i.status.describe()))
+                }
+                None => Fact::Unknown(format!("{name} was not imported by the probe")),
+            };
+        }
+        Fact::Unknown(format!("no fact `{attr}` is known for {name}"))
+    }
+
+    /// What the distribution metadata tells when the import cannot.
+    fn fallback(&self, env: &PythonEnv, name: &str, attr: &str) -> Option<Fact> {
+        if name == "torch" && attr == "cuda" {
+            let v = distribution_version(env, "torch").ok()?;
+            let local = v.local()?;
+            if local == "cpu" {
+                return Some(Fact::Absent);
+            }
+            let digits = local.strip_prefix("cu")?;
+            if digits.len() < 3 || !digits.chars().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            let (major, minor) = digits.split_at(digits.len() - 1);
+            return Some(Fact::Text(format!("{major}.{minor}")));
+        }
+        None
+    }
+}
+
+fn distribution_version<'e>(env: &'e PythonEnv, name: &str) -> Result<&'e Ver, Fact> {
+    match &env.distributions {
+        Probed::NotEvaluated(r) => Err(Fact::Unknown(r.clone())),
+        Probed::Found(list) => list.iter().find(|d| d.name == name).map(|d| &d.version).ok_or(Fact::Absent),
+    }
+}
+
+fn probed_text(p: &Probed<String>) -> Fact {
+    match p {
+        Probed::Found(t) => Fact::Text(t.clone()),
+        Probed::NotEvaluated(r) => Fact::Unknown(r.clone()),
+    }
+}
+
+fn probed_version(p: &Probed<Ver>) -> Fact {
+    match p {
+        Probed::Found(v) => Fact::Text(v.raw().to_string()),
+        Probed::NotEvaluated(r) => Fact::Unknown(r.clone()),
+    }
+}
+
+fn json_fact(v: &serde_json::Value) -> Fact {
+    match v {
+        serde_json::Value::Null => Fact::Absent,
+        serde_json::Value::String(s) => Fact::Text(s.clone()),
+        serde_json::Value::Array(a) => {
+            Fact::List(a.iter().map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string)).collect())
+        }
+        other => Fact::Text(other.to_string()),
+    }
+}
+
+pub fn status_word(s: &ImportStatus) -> &'static str {
+    match s {
+        ImportStatus::Ok => "ok",
+        ImportStatus::NotInstalled => "not_installed",
+        ImportStatus::Failed { .. } => "failed",
+        ImportStatus::TimedOut { .. } => "timed_out",
+        ImportStatus::Crashed { .. } => "crashed",
+        ImportStatus::NotEvaluated { .. } => "not_evaluated",
+    }
+}

@@ -1,0 +1,27 @@
+//! `onnx-doctor`: parse the command line, run, map the outcome to an exit
+//! code. Everything else lives in the library.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use onnx_doctor::app::{self, exit};
+use onnx_doctor::cli::Cli;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { exit::USAGE } else { exit::OK });
+        }
+    };
+    match app::run(cli) {
+        Ok(code) => ExitCode::from(code),
+        // A closed pipe (`onnx-doctor | head`) is the reader's choice, not an error.
+        Err(app::AppError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(exit::OK),
+        Err(e) => {
+            eprintln!("onnx-doctor: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

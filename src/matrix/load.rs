@@ -1,0 +1,604 @@
+//! Reading and validating matrix files.
+//!
+//! A team editing its own `--matrix` file deserves the errors a compiler
+//! gives: every problem is reported with `file:line:column`, all of them at
+//! once, and the load fails as a whole (a half-loaded matrix would judge
+//! wrongly without saying so). Beyond YAML syntax and unknown keys, the
+//! loader checks what serde cannot: specifiers parse, codes are unique and
+//! kebab-case, every rule and every table row has a public source, tables are
+//! complete for their declared columns, and templated conditions
+//! (`"<={row.max_ir}"`) parse for every row of the table they read.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde_saphyr::Spanned;
+use sha2::{Digest, Sha256};
+
+use super::{Clause, Component, Condition, Matrix, Origin, Row, Rule, RuleKind, Severity, Table};
+
+/// One problem in one matrix file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatrixError {
+    pub origin: Origin,
+    pub message: String,
+}
+
+impl fmt::Display for MatrixError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.origin, self.message)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    version: Option<Spanned<String>>,
+    #[serde(default)]
+    packages: Vec<String>,
+    #[serde(default)]
+    tables: BTreeMap<String, Spanned<RawTable>>,
+    #[serde(default)]
+    rules: Vec<Spanned<RawRule>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTable {
+    description: String,
+    key: String,
+    columns: Vec<String>,
+    #[serde(default)]
+    sources: Vec<String>,
+    rows: Vec<Spanned<BTreeMap<String, Spanned<Cell>>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    code: Spanned<String>,
+    severity: Severity,
+    components: Vec<Component>,
+    summary: String,
+    message: String,
+    why: String,
+    #[serde(default)]
+    fixes: Vec<String>,
+    #[serde(default)]
+    sources: Vec<Spanned<String>>,
+    #[serde(default)]
+    builtin: bool,
+    #[serde(default)]
+    when: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    lookup: Option<Spanned<String>>,
+    #[serde(default)]
+    require: BTreeMap<String, Spanned<String>>,
+}
+
+/// A table cell: text, or a list of text (a row's `sources`).
+enum Cell {
+    Text(String),
+    List(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for Cell {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Cell;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a quoted string or a list of strings")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Cell, E> {
+                Ok(Cell::Text(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Cell, E> {
+                Ok(Cell::Text(v.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Cell, E> {
+                Ok(Cell::Text(v.to_string()))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Cell, E> {
+                Ok(Cell::Text(v.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Cell, E> {
+                Err(E::custom(format!(
+                    "the unquoted number {v} is not a version: quote versions (\"12.10\" unquoted reads as 12.1)"
+                )))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Cell, A::Error> {
+                let mut out = Vec::new();
+                while let Some(s) = seq.next_element::<String>()? {
+                    out.push(s);
+                }
+                Ok(Cell::List(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Collects errors for one file.
+struct Errors<'a> {
+    file: &'a str,
+    list: Vec<MatrixError>,
+}
+
+impl Errors<'_> {
+    fn at<T>(&mut self, span: &Spanned<T>, message: impl Into<String>) {
+        self.push(span.referenced.line(), span.referenced.column(), message);
+    }
+
+    fn push(&mut self, line: u64, column: u64, message: impl Into<String>) {
+        self.list.push(MatrixError { origin: self.origin(line, column), message: message.into() });
+    }
+
+    fn origin(&self, line: u64, column: u64) -> Origin {
+        Origin { file: self.file.to_string(), line, column }
+    }
+
+    fn origin_of<T>(&self, span: &Spanned<T>) -> Origin {
+        self.origin(span.referenced.line(), span.referenced.column())
+    }
+}
+
+/// One layer: the embedded files, or one `--matrix` directory.
+struct Layer {
+    name: Option<String>,
+    files: Vec<(String, String)>,
+}
+
+pub(super) fn load(overlays: &[&Path]) -> Result<Matrix, Vec<MatrixError>> {
+    let mut layers = vec![Layer {
+        name: None,
+        files: super::EMBEDDED.iter().map(|(p, c)| (p.to_string(), c.to_string())).collect(),
+    }];
+    let mut errors = Vec::new();
+    for dir in overlays {
+        match read_dir_layer(dir) {
+            Ok(files) => layers.push(Layer { name: Some(dir.display().to_string()), files }),
+            Err(message) => errors.push(MatrixError {
+                origin: Origin { file: dir.display().to_string(), line: 0, column: 0 },
+                message,
+            }),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    build(&layers)
+}
+
+fn read_dir_layer(dir: &Path) -> Result<Vec<(String, String)>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read matrix directory: {e}"))?;
+    let mut paths: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err("no .yaml files in this matrix directory".into());
+    }
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            Ok((p.display().to_string(), text))
+        })
+        .collect()
+}
+
+fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
+    let mut errors: Vec<MatrixError> = Vec::new();
+    let mut hasher = Sha256::new();
+    let mut version: Option<String> = None;
+    let mut packages = BTreeSet::new();
+    let mut tables: BTreeMap<String, Table> = BTreeMap::new();
+    let mut rules: BTreeMap<String, Rule> = BTreeMap::new();
+    // Rule templates are checked once every table is known.
+    let mut pending: Vec<(Rule, Vec<(Clause, Origin)>)> = Vec::new();
+
+    for layer in layers {
+        let mut layer_rules: BTreeMap<String, Origin> = BTreeMap::new();
+        let mut layer_tables: BTreeSet<String> = BTreeSet::new();
+        for (file, text) in &layer.files {
+            hasher.update(file.as_bytes());
+            hasher.update([0]);
+            hasher.update(text.as_bytes());
+            hasher.update([0]);
+            let mut e = Errors { file, list: Vec::new() };
+            let raw: RawFile = match serde_saphyr::from_str(text) {
+                Ok(r) => r,
+                Err(err) => {
+                    let (line, col) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
+                    e.push(line, col, first_line(&err.to_string()));
+                    errors.extend(e.list);
+                    continue;
+                }
+            };
+            if let Some(v) = raw.version {
+                if layer.name.is_some() {
+                    e.at(&v, "only the embedded matrix sets `version`; remove it from this overlay");
+                } else if version.replace(v.value.clone()).is_some() {
+                    e.at(&v, "`version` is set in more than one file");
+                }
+            }
+            packages.extend(raw.packages.iter().map(|p| crate::snapshot::normalize_name(p)));
+            for (name, t) in raw.tables {
+                if !layer_tables.insert(name.clone()) {
+                    e.at(&t, format!("table `{name}` is defined twice"));
+                    continue;
+                }
+                if let Some(table) = convert_table(&mut e, name.clone(), t) {
+                    tables.insert(name, table);
+                }
+            }
+            for r in raw.rules {
+                let origin = e.origin_of(&r.value.code);
+                let code = r.value.code.value.clone();
+                if let Some(first) = layer_rules.get(&code) {
+                    e.at(&r.value.code, format!("rule code `{code}` is already used at {first}"));
+                    continue;
+                }
+                layer_rules.insert(code.clone(), origin.clone());
+                if let Some(converted) = convert_rule(&mut e, r, origin) {
+                    pending.retain(|(p, _)| p.code != code);
+                    pending.push(converted);
+                }
+            }
+            errors.extend(e.list);
+        }
+    }
+
+    for (rule, templates) in pending {
+        for (clause, origin) in &templates {
+            check_template(&mut errors, &rule, clause, origin, &tables);
+        }
+        rules.insert(rule.code.clone(), rule);
+    }
+    if version.is_none() && errors.is_empty() {
+        errors
+            .push(MatrixError { origin: Origin::default(), message: "no matrix file sets `version`".into() });
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let hash = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Ok(Matrix {
+        version: version.unwrap_or_default(),
+        hash,
+        overlays: layers.iter().filter_map(|l| l.name.clone()).collect(),
+        packages,
+        tables,
+        rules: rules.into_values().collect(),
+    })
+}
+
+fn first_line(s: &str) -> String {
+    // saphyr renders a snippet after the first line; our prefix carries the
+    // location, so keep the message itself.
+    let mut line = s.lines().next().unwrap_or(s).trim();
+    line = line.strip_prefix("error:").unwrap_or(line).trim_start();
+    // "line 10 column 13: message" → "message"
+    if let Some(rest) = line.strip_prefix("line ")
+        && let Some((_, msg)) = rest.split_once(": ")
+    {
+        line = msg;
+    }
+    line.split(" at line ").next().unwrap_or(line).to_string()
+}
+
+fn is_kebab(code: &str) -> bool {
+    !code.is_empty()
+        && !code.starts_with('-')
+        && !code.ends_with('-')
+        && !code.contains("--")
+        && code.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+fn is_url(s: &str) -> bool {
+    (s.starts_with("https://") || s.starts_with("http://"))
+        && !s.contains(char::is_whitespace)
+        && s.len() > 10
+}
+
+fn convert_table(e: &mut Errors<'_>, name: String, t: Spanned<RawTable>) -> Option<Table> {
+    let origin = e.origin_of(&t);
+    let raw = t.value;
+    let before = e.list.len();
+    let columns: BTreeSet<&str> = raw.columns.iter().map(String::as_str).collect();
+    let mut rows = Vec::new();
+    for row in raw.rows {
+        let row_origin = e.origin_of(&row);
+        let mut versions = None;
+        let mut sources: Vec<String> = raw.sources.clone();
+        let mut values = BTreeMap::new();
+        for (col, cell) in &row.value {
+            match (col.as_str(), &cell.value) {
+                ("versions", Cell::Text(v)) => match v.parse::<crate::version::Spec>() {
+                    Ok(spec) => versions = Some((v.clone(), spec)),
+                    Err(err) => e.at(cell, format!("invalid version specifier {v:?}: {err}")),
+                },
+                ("sources", Cell::List(list)) => {
+                    for s in list.iter().filter(|s| !is_url(s)) {
+                        e.at(cell, format!("source {s:?} is not a URL"));
+                    }
+                    sources.extend(list.iter().cloned());
+                }
+                (c, Cell::Text(v)) if columns.contains(c) => {
+                    values.insert(c.to_string(), v.clone());
+                }
+                (c, Cell::Text(_)) => e.at(
+                    cell,
+                    format!(
+                        "column `{c}` is not declared in table `{name}` (columns: {})",
+                        raw.columns.join(", ")
+                    ),
+                ),
+                (c, Cell::List(_)) => e.at(cell, format!("column `{c}` must be a single value")),
+            }
+        }
+        for missing in columns.iter().filter(|c| !values.contains_key(**c)) {
+            e.at(&row, format!("row has no `{missing}`: every row of `{name}` needs every declared column"));
+        }
+        if sources.is_empty() {
+            e.at(&row, "row has no source: give the row or its table `sources` with a public URL");
+        }
+        match versions {
+            Some((text, spec)) => {
+                rows.push(Row { versions: text, spec, values, sources, origin: row_origin })
+            }
+            None if row.value.contains_key("versions") => {}
+            None => e.at(&row, format!("row has no `versions` (the {} releases it describes)", raw.key)),
+        }
+    }
+    (e.list.len() == before).then_some(Table {
+        name,
+        description: raw.description,
+        key: raw.key,
+        columns: raw.columns,
+        rows,
+        origin,
+    })
+}
+
+fn convert_rule(
+    e: &mut Errors<'_>,
+    r: Spanned<RawRule>,
+    origin: Origin,
+) -> Option<(Rule, Vec<(Clause, Origin)>)> {
+    let raw = r.value;
+    let before = e.list.len();
+    let code = raw.code.value.clone();
+    if !is_kebab(&code) {
+        e.at(&raw.code, format!("rule code {code:?} must be kebab-case (lower-case words joined by '-')"));
+    }
+    if raw.sources.is_empty() {
+        e.at(&raw.code, format!("rule `{code}` has no sources: every rule cites at least one public URL"));
+    }
+    for s in raw.sources.iter().filter(|s| !is_url(&s.value)) {
+        e.at(s, format!("source {:?} is not a URL", s.value));
+    }
+    if raw.components.is_empty() {
+        e.at(&raw.code, format!("rule `{code}` names no components"));
+    }
+    let mut templates = Vec::new();
+    let mut clauses = |e: &mut Errors<'_>, map: BTreeMap<String, Spanned<String>>| -> Vec<Clause> {
+        map.into_iter()
+            .map(|(fact, cond)| {
+                let clause = Clause { fact, condition: cond.value.clone() };
+                if cond.value.contains("{row.") {
+                    templates.push((clause.clone(), e.origin_of(&cond)));
+                } else if let Err(msg) = Condition::parse(&blank_fact_placeholders(&cond.value)) {
+                    e.at(&cond, msg);
+                }
+                clause
+            })
+            .collect()
+    };
+    let when = clauses(e, raw.when);
+    let require = clauses(e, raw.require);
+    let kind = if raw.builtin {
+        if !when.is_empty() || !require.is_empty() || raw.lookup.is_some() {
+            e.at(&raw.code, format!("builtin rule `{code}` cannot have `when`, `lookup` or `require`"));
+        }
+        RuleKind::Builtin
+    } else {
+        if when.is_empty() && require.is_empty() {
+            e.at(&raw.code, format!("rule `{code}` has neither `when` nor `require`"));
+        }
+        let lookup = raw.lookup.map(|l| {
+            templates.push((Clause { fact: String::new(), condition: String::new() }, e.origin_of(&l)));
+            l.value
+        });
+        RuleKind::Facts { when, lookup, require }
+    };
+    let rule = Rule {
+        code,
+        severity: raw.severity,
+        components: raw.components,
+        summary: raw.summary,
+        message: raw.message,
+        why: raw.why,
+        fixes: raw.fixes,
+        sources: raw.sources.into_iter().map(|s| s.value).collect(),
+        kind,
+        origin,
+    };
+    (e.list.len() == before).then_some((rule, templates))
+}
+
+/// Checks a templated clause (or, with an empty fact, the lookup itself)
+/// against every row of the rule's table, and the message/fix placeholders
+/// that name row columns.
+fn check_template(
+    errors: &mut Vec<MatrixError>,
+    rule: &Rule,
+    clause: &Clause,
+    origin: &Origin,
+    tables: &BTreeMap<String, Table>,
+) {
+    let mut fail = |message: String| errors.push(MatrixError { origin: origin.clone(), message });
+    let RuleKind::Facts { lookup, .. } = &rule.kind else { return };
+    let Some(name) = lookup else {
+        fail(format!("`{}` uses {{row.…}} but rule `{}` has no `lookup`", clause.condition, rule.code));
+        return;
+    };
+    let Some(table) = tables.get(name) else {
+        if clause.fact.is_empty() {
+            fail(format!("rule `{}` looks up unknown table `{name}`", rule.code));
+        }
+        return;
+    };
+    if clause.fact.is_empty() {
+        // The lookup itself: check row placeholders in the rule's texts.
+        for text in std::iter::once(&rule.message).chain(&rule.fixes) {
+            for col in row_placeholders(text) {
+                if !table.columns.contains(&col) {
+                    fail(format!("`{{row.{col}}}` names no column of table `{name}`"));
+                }
+            }
+        }
+        return;
+    }
+    for row in &table.rows {
+        let text = fill_row(&clause.condition, row);
+        if let Err(msg) = Condition::parse(&text) {
+            fail(format!("for the row at {}: {msg}", row.origin));
+            return;
+        }
+    }
+}
+
+/// `"is {torch.local}"` names another fact, known only when the rule runs;
+/// for the load-time syntax check a stand-in value will do.
+fn blank_fact_placeholders(condition: &str) -> String {
+    let mut out = String::new();
+    let mut rest = condition;
+    while let (Some(open), Some(close)) = (rest.find('{'), rest.find('}')) {
+        if close < open {
+            break;
+        }
+        out.push_str(&rest[..open]);
+        out.push('0');
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Replaces `{row.column}` with the row's value.
+pub(crate) fn fill_row(template: &str, row: &Row) -> String {
+    let mut out = template.to_string();
+    for (col, value) in &row.values {
+        out = out.replace(&format!("{{row.{col}}}"), value);
+    }
+    out
+}
+
+fn row_placeholders(text: &str) -> Vec<String> {
+    text.match_indices("{row.")
+        .filter_map(|(i, m)| {
+            let rest = &text[i + m.len()..];
+            rest.find('}').map(|end| rest[..end].to_string())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VERSION: &str = "version: \"2000-01-01\"\n";
+
+    fn load_one(text: &str) -> Result<Matrix, Vec<MatrixError>> {
+        build(&[Layer { name: None, files: vec![("t.yaml".into(), format!("{VERSION}{text}"))] }])
+    }
+
+    fn err(text: &str) -> String {
+        load_one(text).unwrap_err().iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
+    }
+
+    const RULE: &str = r#"rules:
+  - code: onnx-needs-new-protobuf
+    severity: error
+    components: [onnx, protobuf]
+    summary: s
+    message: m
+    why: w
+    fixes: ["pip install x"]
+    sources: ["https://example.org/issue/1"]
+    when:
+      onnx: ">=1.13"
+    require:
+      protobuf: ">=3.20"
+"#;
+
+    #[test]
+    fn a_valid_rule_loads() {
+        let m = load_one(RULE).unwrap();
+        assert_eq!(m.rules[0].code, "onnx-needs-new-protobuf");
+        assert_eq!(m.version, "2000-01-01");
+    }
+
+    #[test]
+    fn a_misspelled_key_is_reported_with_its_line_and_column() {
+        let e = err(&RULE.replace("severity:", "sevrity:"));
+        assert!(e.starts_with("t.yaml:4:"), "{e}");
+        assert!(e.contains("sevrity"), "{e}");
+    }
+
+    #[test]
+    fn an_unparsable_specifier_points_at_the_value() {
+        let e = err(&RULE.replace("\">=3.20\"", "\"=>3.20\""));
+        assert!(e.starts_with("t.yaml:14:17:"), "{e}");
+        assert!(e.contains("invalid version specifier"), "{e}");
+    }
+
+    #[test]
+    fn a_rule_without_sources_is_rejected() {
+        let e = err(&RULE.replace("    sources: [\"https://example.org/issue/1\"]\n", ""));
+        assert!(e.contains("has no sources"), "{e}");
+        assert!(e.starts_with("t.yaml:3:"), "{e}");
+    }
+
+    #[test]
+    fn duplicate_codes_name_the_first_place() {
+        let twice = format!("{RULE}{}", RULE.trim_start_matches("rules:\n"));
+        let e = err(&twice);
+        assert!(e.contains("already used at t.yaml:3:"), "{e}");
+    }
+
+    #[test]
+    fn syntax_errors_carry_a_location() {
+        let e = err("rules: [\n  - code: x\n");
+        assert!(e.starts_with("t.yaml:"), "{e}");
+        assert!(!e.starts_with("t.yaml:0:0"), "{e}");
+    }
+
+    #[test]
+    fn unquoted_float_versions_are_refused() {
+        let e = err(
+            "tables:\n  t:\n    description: d\n    key: onnx\n    columns: [ir]\n    sources: [\"https://example.org/a\"]\n    rows:\n      - versions: \">=1\"\n        ir: 12.10\n",
+        );
+        assert_eq!(
+            e,
+            "t.yaml:10:13: the unquoted number 12.1 is not a version: quote versions (\"12.10\" unquoted reads as 12.1)"
+        );
+    }
+
+    #[test]
+    fn incomplete_rows_and_bad_templates_are_reported() {
+        let table = "tables:\n  ort:\n    description: d\n    key: onnxruntime\n    columns: [max_ir]\n    sources: [\"https://example.org/a\"]\n    rows:\n      - versions: \">=1\"\n";
+        let e = err(table);
+        assert!(e.contains("row has no `max_ir`"), "{e}");
+        let rule = RULE.replace("protobuf: \">=3.20\"", "protobuf: \"<={row.nope}\"");
+        let e = err(&rule);
+        assert!(e.contains("has no `lookup`"), "{e}");
+    }
+}

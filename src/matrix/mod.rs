@@ -1,0 +1,306 @@
+//! The compatibility matrix: what the doctor knows, as data.
+//!
+//! No third-party version number lives in Rust. `matrix/*.yaml` holds
+//! **tables** (one row per release, each row with its public source) and
+//! **rules** over the facts of a snapshot. Rust implements the few kinds of
+//! rule once (see [`crate::check`]); the YAML says which facts, which tables
+//! and which numbers. `matrix/README.md` documents the schema.
+//!
+//! The default matrix is embedded in the binary at build time, so the doctor
+//! works offline on a fresh machine. `--matrix DIR` layers a team's own files
+//! on top: a rule with an existing code replaces it, a table with an existing
+//! name replaces it, everything else is added.
+
+mod load;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::version::Spec;
+
+pub use load::MatrixError;
+
+/// The matrix files compiled into the binary: (path, contents), sorted.
+pub const EMBEDDED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/embedded_matrix.rs"));
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The parts of a stack a finding can involve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Component {
+    System,
+    Driver,
+    Gpu,
+    Cuda,
+    Cudnn,
+    Tensorrt,
+    Python,
+    Torch,
+    Torchvision,
+    Onnx,
+    Onnxruntime,
+    Protobuf,
+    Numpy,
+}
+
+impl Component {
+    pub const ALL: &[Component] = &[
+        Self::System,
+        Self::Driver,
+        Self::Gpu,
+        Self::Cuda,
+        Self::Cudnn,
+        Self::Tensorrt,
+        Self::Python,
+        Self::Torch,
+        Self::Torchvision,
+        Self::Onnx,
+        Self::Onnxruntime,
+        Self::Protobuf,
+        Self::Numpy,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::System => "system",
+            Self::Driver => "driver",
+            Self::Gpu => "gpu",
+            Self::Cuda => "cuda",
+            Self::Cudnn => "cudnn",
+            Self::Tensorrt => "tensorrt",
+            Self::Python => "python",
+            Self::Torch => "torch",
+            Self::Torchvision => "torchvision",
+            Self::Onnx => "onnx",
+            Self::Onnxruntime => "onnxruntime",
+            Self::Protobuf => "protobuf",
+            Self::Numpy => "numpy",
+        }
+    }
+
+    /// The component a Python package belongs to (`onnxruntime-gpu` →
+    /// onnxruntime, `tensorrt-cu12` → tensorrt); other packages are part of
+    /// the Python environment.
+    pub fn of_package(name: &str) -> Self {
+        let base = name.split(['-', '.']).next().unwrap_or(name);
+        Self::ALL.iter().copied().find(|c| c.as_str() == base).unwrap_or(Self::Python)
+    }
+}
+
+/// What a fact must look like for a condition to hold.
+#[derive(Clone, Debug)]
+pub enum Condition {
+    /// The fact exists (a package is installed, a value is known).
+    Present,
+    /// The fact does not exist (a package is not installed).
+    Absent,
+    /// The fact's text equals this (case-insensitive), or a list contains it.
+    Is(String),
+    /// The negation of [`Condition::Is`].
+    IsNot(String),
+    /// The fact is a version inside this specifier set.
+    Version(Spec),
+}
+
+impl Condition {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let t = text.trim();
+        Ok(match t {
+            "present" => Self::Present,
+            "absent" => Self::Absent,
+            _ => {
+                if let Some(rest) = t.strip_prefix("is not ") {
+                    Self::IsNot(rest.trim().to_string())
+                } else if let Some(rest) = t.strip_prefix("is ") {
+                    Self::Is(rest.trim().to_string())
+                } else {
+                    Self::Version(t.parse().map_err(|e| format!("invalid version specifier {t:?}: {e}"))?)
+                }
+            }
+        })
+    }
+}
+
+impl fmt::Display for Condition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Present => f.write_str("present"),
+            Self::Absent => f.write_str("absent"),
+            Self::Is(t) => write!(f, "is {t}"),
+            Self::IsNot(t) => write!(f, "is not {t}"),
+            Self::Version(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+/// A condition on one fact, possibly written in terms of a table row
+/// (`"<={row.max_ir}"`); such templates are checked against every row at
+/// load time, so evaluation cannot meet a bad specifier.
+#[derive(Clone, Debug, Serialize)]
+pub struct Clause {
+    pub fact: String,
+    pub condition: String,
+}
+
+/// Where something in the matrix was written.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Origin {
+    pub file: String,
+    pub line: u64,
+    pub column: u64,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// How a rule is judged.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleKind {
+    /// When the `when` clauses hold (after an optional table lookup), the
+    /// `require` clauses must hold too; with no `require`, `when` alone fires.
+    Facts { when: Vec<Clause>, lookup: Option<String>, require: Vec<Clause> },
+    /// A check Rust performs itself (import failures, declared requirements);
+    /// the matrix supplies its text, severity and sources.
+    Builtin,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Rule {
+    pub code: String,
+    pub severity: Severity,
+    pub components: Vec<Component>,
+    /// One line for `onnx-doctor rules`.
+    pub summary: String,
+    /// The finding's message; `{fact}` and `{row.column}` are filled in.
+    pub message: String,
+    pub why: String,
+    /// Commands, best first.
+    pub fixes: Vec<String>,
+    pub sources: Vec<String>,
+    pub kind: RuleKind,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// The releases of the table's key this row describes.
+    pub versions: String,
+    #[serde(skip)]
+    pub spec: Spec,
+    pub values: BTreeMap<String, String>,
+    pub sources: Vec<String>,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Table {
+    pub name: String,
+    pub description: String,
+    /// The fact whose version selects a row (`onnxruntime`).
+    pub key: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Row>,
+    pub origin: Origin,
+}
+
+impl Table {
+    /// The first row whose `versions` contains `version`.
+    pub fn row_for(&self, version: &crate::version::Ver) -> Option<&Row> {
+        self.rows.iter().find(|r| r.spec.contains(version))
+    }
+}
+
+/// The loaded, validated matrix.
+#[derive(Clone, Debug)]
+pub struct Matrix {
+    /// The embedded matrix's date ("2026-11-22").
+    pub version: String,
+    /// SHA-256 over every file that was loaded, in load order.
+    pub hash: String,
+    /// Directories layered on top with `--matrix`.
+    pub overlays: Vec<String>,
+    /// Distributions whose metadata the doctor reads in full.
+    pub packages: BTreeSet<String>,
+    pub tables: BTreeMap<String, Table>,
+    /// Sorted by code.
+    pub rules: Vec<Rule>,
+}
+
+impl Matrix {
+    /// The embedded matrix, plus any `--matrix` directories in order.
+    pub fn load(overlays: &[&Path]) -> Result<Self, Vec<MatrixError>> {
+        load::load(overlays)
+    }
+
+    pub fn rule(&self, code: &str) -> Option<&Rule> {
+        self.rules.iter().find(|r| r.code == code)
+    }
+
+    /// "2026-11-22 (sha256 1a2b3c4d5e6f)".
+    pub fn describe(&self) -> String {
+        let mut s = format!("{} (sha256 {})", self.version, &self.hash[..12]);
+        for o in &self.overlays {
+            s.push_str(&format!(" + {o}"));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packages_map_to_their_component() {
+        assert_eq!(Component::of_package("onnxruntime-gpu"), Component::Onnxruntime);
+        assert_eq!(Component::of_package("tensorrt-cu12"), Component::Tensorrt);
+        assert_eq!(Component::of_package("torch"), Component::Torch);
+        assert_eq!(Component::of_package("opencv-python"), Component::Python);
+    }
+
+    #[test]
+    fn conditions_read_words_and_specifiers() {
+        assert!(matches!(Condition::parse("present"), Ok(Condition::Present)));
+        assert!(matches!(Condition::parse("is not upb"), Ok(Condition::IsNot(t)) if t == "upb"));
+        assert!(matches!(Condition::parse(">=2, <3"), Ok(Condition::Version(_))));
+        assert!(Condition::parse("=>2").is_err());
+    }
+
+    #[test]
+    fn the_embedded_matrix_loads() {
+        let m = Matrix::load(&[])
+            .unwrap_or_else(|e| panic!("{}", e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")));
+        assert!(!m.rules.is_empty());
+        assert_eq!(m.hash.len(), 64);
+    }
+}

@@ -1,0 +1,78 @@
+//! Probes gather facts and never judge.
+//!
+//! Each probe fills its part of the [`Snapshot`] and records why it could
+//! not when it could not. They run in parallel: the Python interpreters are
+//! the slow part (importing torch takes seconds), so each gets its own
+//! thread, and everything else happens meanwhile.
+
+pub mod dists;
+pub mod python;
+pub mod system;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::thread;
+
+use crate::host::Host;
+use crate::snapshot::{ProbeMode, Probed, PythonEnv, SCHEMA_VERSION, Snapshot};
+
+#[derive(Clone, Debug, Default)]
+pub struct ProbeOptions {
+    /// `--python`: probe exactly these (executables or environment dirs).
+    pub pythons: Vec<PathBuf>,
+    /// `--fast`: read metadata only, run nothing.
+    pub fast: bool,
+    /// Distributions whose `Requires-Dist` the checks need.
+    pub watched: BTreeSet<String>,
+}
+
+pub fn probe(host: &Host, options: &ProbeOptions) -> Snapshot {
+    let candidates = python::discovery::discover(host, &options.pythons);
+    let (system, pythons) = thread::scope(|s| {
+        let system = s.spawn(|| system::probe(host));
+        let pythons: Vec<_> = candidates
+            .iter()
+            .map(|c| {
+                s.spawn(move || {
+                    if options.fast {
+                        python::probe_fast(host, c, &options.watched)
+                    } else {
+                        python::probe(host, c, &options.watched)
+                    }
+                })
+            })
+            .collect();
+        let pythons: Vec<PythonEnv> =
+            pythons.into_iter().map(|h| h.join().expect("python probe panicked")).collect();
+        (system.join().expect("system probe panicked"), pythons)
+    });
+    Snapshot {
+        schema_version: SCHEMA_VERSION,
+        probed_by: format!("onnx-doctor {}", env!("CARGO_PKG_VERSION")),
+        mode: if options.fast { ProbeMode::Fast } else { ProbeMode::Full },
+        system: Probed::Found(system),
+        pythons: dedupe_by_interpreter(pythons),
+    }
+}
+
+/// Two launchers of one interpreter (pyenv shims `python` and `python3`)
+/// are one environment: keep the first.
+fn dedupe_by_interpreter(pythons: Vec<PythonEnv>) -> Vec<PythonEnv> {
+    let mut seen = Vec::new();
+    pythons
+        .into_iter()
+        .filter(|p| match p.interpreter.found() {
+            Some(i) => {
+                let key =
+                    (i.prefix.clone(), std::fs::canonicalize(&i.executable).unwrap_or(i.executable.clone()));
+                if seen.contains(&key) {
+                    false
+                } else {
+                    seen.push(key);
+                    true
+                }
+            }
+            None => true,
+        })
+        .collect()
+}

@@ -1,0 +1,185 @@
+//! Where an interpreter keeps its packages, worked out without running it.
+//!
+//! `--fast` and the fallback for a broken interpreter both need the site
+//! directories of an environment from the file system alone. The layouts are
+//! the standard ones: a venv's `pyvenv.cfg` (which names the Python version
+//! and whether the base interpreter's packages are visible), conda and
+//! system prefixes with `lib/pythonX.Y/site-packages`, Debian's
+//! `dist-packages`, the user site, and `PYTHONPATH` first of all.
+
+use std::path::{Path, PathBuf};
+
+use crate::host::Host;
+use crate::snapshot::EnvKind;
+use crate::version::Ver;
+
+use super::discovery::venv_root;
+
+#[derive(Debug)]
+pub struct Layout {
+    pub version: Option<Ver>,
+    pub kind: EnvKind,
+    pub site_dirs: Vec<PathBuf>,
+}
+
+/// Guesses the layout of the environment `executable` belongs to.
+pub fn guess(host: &Host, executable: &Path) -> Result<Layout, String> {
+    let mut site_dirs: Vec<PathBuf> = host
+        .env_str("PYTHONPATH")
+        .map(|p| std::env::split_paths(&p).filter(|d| d.is_dir()).collect())
+        .unwrap_or_default();
+
+    if let Some(env) = venv_root(executable) {
+        let cfg = std::fs::read_to_string(env.join("pyvenv.cfg")).unwrap_or_default();
+        let get = |key: &str| {
+            cfg.lines().find_map(|l| {
+                let (k, v) = l.split_once('=')?;
+                (k.trim() == key).then(|| v.trim().to_string())
+            })
+        };
+        // `version = 3.11.7` (venv) or `version_info = 3.11.7.final.0` (virtualenv, uv).
+        let version = get("version_info").or_else(|| get("version")).map(|v| {
+            let numeric: String = v.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+            Ver::new(numeric.trim_end_matches('.'))
+        });
+        let kind = if get("uv").is_some() { EnvKind::Uv } else { EnvKind::Venv };
+        let xy = version.as_ref().and_then(major_minor);
+        site_dirs.extend(lib_site_dirs(&env, xy.as_deref()));
+        if get("include-system-site-packages").is_some_and(|v| v.eq_ignore_ascii_case("true"))
+            && let Some(home) = get("home")
+            && let Some(base) = Path::new(&home).parent()
+        {
+            site_dirs.extend(lib_site_dirs(base, xy.as_deref()));
+        }
+        return finish(version, kind, site_dirs, executable);
+    }
+
+    let real = std::fs::canonicalize(executable).map_err(|e| format!("{}: {e}", executable.display()))?;
+    let prefix = real
+        .parent()
+        .and_then(Path::parent)
+        .ok_or_else(|| format!("{} is not inside a Python installation", real.display()))?;
+    let kind = if prefix.join("conda-meta").is_dir() { EnvKind::Conda } else { EnvKind::System };
+    let xy = file_name_version(&real).or_else(|| single_lib_version(prefix));
+    let version = xy.as_deref().map(Ver::new);
+    if let (Some(home), Some(xy)) = (host.env_str("HOME"), xy.as_deref())
+        && host.env_str("PYTHONNOUSERSITE").is_none()
+    {
+        site_dirs.push(Path::new(&home).join(format!(".local/lib/python{xy}/site-packages")));
+    }
+    site_dirs.extend(lib_site_dirs(prefix, xy.as_deref()));
+    if prefix == Path::new("/usr") {
+        // Debian and Ubuntu: pip installs to /usr/local, apt to /usr/lib/python3.
+        if let Some(xy) = xy.as_deref() {
+            site_dirs.push(PathBuf::from(format!("/usr/local/lib/python{xy}/dist-packages")));
+        }
+        site_dirs.push(PathBuf::from("/usr/lib/python3/dist-packages"));
+    }
+    finish(version, kind, site_dirs, executable)
+}
+
+fn finish(
+    version: Option<Ver>,
+    kind: EnvKind,
+    site_dirs: Vec<PathBuf>,
+    exe: &Path,
+) -> Result<Layout, String> {
+    let site_dirs: Vec<PathBuf> = site_dirs.into_iter().filter(|d| d.is_dir()).collect();
+    if site_dirs.is_empty() {
+        return Err(format!(
+            "found no site-packages for {} without running it; run without --fast, or pass --python with the real interpreter",
+            exe.display()
+        ));
+    }
+    Ok(Layout { version, kind, site_dirs })
+}
+
+fn major_minor(v: &Ver) -> Option<String> {
+    match v.release() {
+        [major, minor, ..] => Some(format!("{major}.{minor}")),
+        _ => None,
+    }
+}
+
+/// `python3.11` → `3.11`.
+fn file_name_version(exe: &Path) -> Option<String> {
+    let name = exe.file_name()?.to_str()?;
+    let v = name.strip_prefix("python")?;
+    (v.contains('.') && v.chars().all(|c| c.is_ascii_digit() || c == '.')).then(|| v.to_string())
+}
+
+/// The one `lib/pythonX.Y` of a prefix, when there is exactly one.
+fn single_lib_version(prefix: &Path) -> Option<String> {
+    let mut found = std::fs::read_dir(prefix.join("lib"))
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|n| file_name_version(Path::new(&n)));
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+fn lib_site_dirs(prefix: &Path, xy: Option<&str>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for lib in ["lib", "lib64"] {
+        let libdir = prefix.join(lib);
+        let versions: Vec<String> = match xy {
+            Some(xy) => vec![format!("python{xy}")],
+            None => std::fs::read_dir(&libdir)
+                .map(|rd| {
+                    let mut v: Vec<String> = rd
+                        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                        .filter(|n| n.starts_with("python3"))
+                        .collect();
+                    v.sort();
+                    v
+                })
+                .unwrap_or_default(),
+        };
+        for v in versions {
+            for leaf in ["site-packages", "dist-packages"] {
+                let d = libdir.join(&v).join(leaf);
+                if !out.contains(&d) {
+                    out.push(d);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+
+    #[test]
+    fn a_venv_layout_comes_from_pyvenv_cfg() {
+        let t = tempfile::tempdir().unwrap();
+        let env = t.path();
+        std::fs::create_dir_all(env.join("bin")).unwrap();
+        std::fs::create_dir_all(env.join("lib/python3.11/site-packages")).unwrap();
+        std::fs::write(env.join("bin/python"), "").unwrap();
+        std::fs::write(
+            env.join("pyvenv.cfg"),
+            "home = /usr/bin\nversion_info = 3.11.7.final.0\nuv = 0.5.1\n",
+        )
+        .unwrap();
+        let host = Host::new("/".into(), BTreeMap::new(), "/".into(), Duration::from_secs(1));
+        let l = guess(&host, &env.join("bin/python")).unwrap();
+        assert_eq!(l.kind, EnvKind::Uv);
+        assert_eq!(l.version.unwrap().release(), &[3, 11, 7]);
+        assert_eq!(l.site_dirs, vec![env.join("lib/python3.11/site-packages")]);
+    }
+
+    #[test]
+    fn an_interpreter_without_any_site_directory_is_an_error_that_names_the_remedy() {
+        let t = tempfile::tempdir().unwrap();
+        let exe = t.path().join("bin/python3");
+        std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+        std::fs::write(&exe, "").unwrap();
+        let host = Host::new("/".into(), BTreeMap::new(), "/".into(), Duration::from_secs(1));
+        let err = guess(&host, &exe).unwrap_err();
+        assert!(err.contains("--python"), "{err}");
+    }
+}

@@ -1,0 +1,324 @@
+//! The Python probe: what each interpreter has installed, and what happens
+//! when it imports the stack.
+//!
+//! Each interpreter runs one embedded, standard-library-only script
+//! (`probe.py`) once. We do not pass `-I`: the point is to see what the
+//! user's `python` imports, and that includes `PYTHONPATH` and the user site
+//! directory; `-B` keeps it from writing bytecode (the doctor changes
+//! nothing), and the working directory is an empty scratch directory, while
+//! the user's real directory is passed in so the script can report a local
+//! `onnx.py` that would shadow the package.
+//!
+//! The script streams one JSON event per line and flushes each, so a package
+//! whose import hangs or kills the interpreter costs us only that package:
+//! the host kills the process group at the timeout, we record which import
+//! was running, and probe the remaining packages in a fresh process.
+//!
+//! Installed distributions are read by Rust from the site directories the
+//! interpreter reports (or, with `--fast` or a broken interpreter, the ones
+//! [`layout`] works out), so both modes share one reader.
+
+pub mod discovery;
+pub mod layout;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+use crate::host::{Exit, Host, RunError};
+use crate::probe::dists::read_distributions;
+use crate::snapshot::{EnvKind, ImportProbe, ImportStatus, Interpreter, Probed, PythonEnv};
+use crate::version::Ver;
+
+use discovery::Candidate;
+
+const PROBE_SCRIPT: &str = include_str!("probe.py");
+const MARK: &str = "@@onnx-doctor@@ ";
+
+/// The packages the script imports, in the order a typical export script
+/// imports them. The script maps each to its module (`protobuf` →
+/// `google.protobuf`).
+pub const STACK: &[&str] =
+    &["numpy", "protobuf", "torch", "torchvision", "onnx", "onnxruntime", "tensorrt", "onnxscript"];
+
+#[derive(Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+enum Event {
+    Interpreter(InterpreterEvent),
+    Start { package: String },
+    Import(ImportProbe),
+    Done,
+    Error { kind: String, message: String },
+}
+
+#[derive(Deserialize)]
+struct InterpreterEvent {
+    version: String,
+    implementation: String,
+    platform: String,
+    prefix: PathBuf,
+    base_prefix: PathBuf,
+    kind: EnvKind,
+    sys_path: Vec<PathBuf>,
+    markers: BTreeMap<String, String>,
+    executable: PathBuf,
+}
+
+/// Everything one run of the script told us.
+#[derive(Default)]
+struct Run {
+    interpreter: Option<InterpreterEvent>,
+    imports: Vec<ImportProbe>,
+    started: Option<String>,
+    done: bool,
+    error: Option<String>,
+}
+
+fn parse_events(stdout: &[u8]) -> Run {
+    let mut run = Run::default();
+    for line in String::from_utf8_lossy(stdout).lines() {
+        // Anything else on stdout (a sitecustomize that prints) is ignored.
+        let Some(at) = line.find(MARK) else { continue };
+        let Ok(event) = serde_json::from_str::<Event>(&line[at + MARK.len()..]) else { continue };
+        match event {
+            Event::Interpreter(i) => run.interpreter = Some(i),
+            Event::Start { package } => run.started = Some(package),
+            Event::Import(probe) => {
+                if run.started.as_deref() == Some(probe.package.as_str()) {
+                    run.started = None;
+                }
+                run.imports.push(probe);
+            }
+            Event::Done => run.done = true,
+            Event::Error { kind, message } => run.error = Some(format!("{message} ({kind})")),
+        }
+    }
+    run
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Probes one interpreter: runs the script (more than once only when an
+/// import hangs or crashes), then reads its distributions.
+pub fn probe(host: &Host, candidate: &Candidate, watched: &BTreeSet<String>) -> PythonEnv {
+    let mut remaining: Vec<&str> = STACK.to_vec();
+    let mut interpreter: Option<InterpreterEvent> = None;
+    let mut imports: Vec<ImportProbe> = Vec::new();
+    let mut failure: Option<String> = None;
+
+    while !remaining.is_empty() {
+        let mut args: Vec<OsString> = vec!["-B".into(), "-c".into(), PROBE_SCRIPT.into()];
+        args.push(host.cwd().as_os_str().to_owned());
+        args.extend(remaining.iter().map(OsString::from));
+        let out = match host.run(&candidate.executable, &args) {
+            Ok(out) => out,
+            Err(e) => {
+                failure = Some(match e {
+                    RunError::NotFound { .. } => format!("{} does not exist", candidate.executable.display()),
+                    other => other.to_string(),
+                });
+                break;
+            }
+        };
+        let run = parse_events(&out.stdout);
+        if let Some(err) = run.error {
+            failure = Some(err);
+            break;
+        }
+        if interpreter.is_none() {
+            match run.interpreter {
+                Some(i) => interpreter = Some(i),
+                None => {
+                    let stderr = tail(&out.stderr_lossy(), 3);
+                    let said = if stderr.is_empty() { tail(&out.stdout_lossy(), 1) } else { stderr };
+                    failure = Some(if out.success() || said.is_empty() {
+                        format!(
+                            "{} gave no probe output ({}){}",
+                            candidate.executable.display(),
+                            out.describe_exit(),
+                            if said.is_empty() {
+                                String::new()
+                            } else {
+                                format!(": {}", truncate(&said, 300))
+                            }
+                        )
+                    } else {
+                        format!(
+                            "{} {}: {}",
+                            candidate.executable.display(),
+                            out.describe_exit(),
+                            truncate(&said, 300)
+                        )
+                    });
+                    break;
+                }
+            }
+        }
+        for probe in &run.imports {
+            remaining.retain(|k| *k != probe.package);
+        }
+        imports.extend(run.imports);
+        if run.done {
+            break;
+        }
+        // The process ended early. Blame the import that was running, if any,
+        // and go on with the rest in a fresh process.
+        let Some(culprit) = run.started else {
+            for key in remaining.drain(..) {
+                imports.push(not_evaluated(key, format!("the probe {}", out.describe_exit())));
+            }
+            break;
+        };
+        let status = match out.exit {
+            Exit::TimedOut(d) => ImportStatus::TimedOut { seconds: d.as_secs_f64() },
+            _ => ImportStatus::Crashed {
+                detail: format!("{}; {}", out.describe_exit(), truncate(&tail(&out.stderr_lossy(), 2), 300)),
+            },
+        };
+        imports.push(ImportProbe {
+            package: culprit.clone(),
+            module: culprit.clone(),
+            status,
+            seconds: None,
+            file: None,
+            facts: BTreeMap::new(),
+            output: None,
+            shadowed_by: None,
+        });
+        remaining.retain(|k| *k != culprit);
+    }
+
+    // Keep the report in the stack's order whatever order the runs gave.
+    imports.sort_by_key(|i| STACK.iter().position(|k| *k == i.package).unwrap_or(usize::MAX));
+
+    let (version, kind, interp, site_dirs) = match interpreter {
+        Some(i) => {
+            let site_dirs: Vec<PathBuf> = i.sys_path.iter().filter(|p| p.is_dir()).cloned().collect();
+            let details = Interpreter {
+                executable: i.executable,
+                implementation: i.implementation,
+                platform: i.platform,
+                prefix: i.prefix,
+                base_prefix: i.base_prefix,
+                sys_path: i.sys_path,
+                markers: i.markers,
+            };
+            (Probed::Found(Ver::new(i.version)), Some(i.kind), Probed::Found(details), site_dirs)
+        }
+        None => {
+            let reason = failure.unwrap_or_else(|| "the interpreter gave no answer".into());
+            // A broken interpreter still has packages on disk worth reading.
+            return from_layout(host, candidate, watched, Probed::NotEvaluated(reason));
+        }
+    };
+    let distributions = Probed::Found(read_distributions(&site_dirs, watched));
+    PythonEnv {
+        executable: candidate.executable.clone(),
+        source: candidate.source,
+        version,
+        kind,
+        interpreter: interp,
+        site_dirs,
+        distributions,
+        imports,
+    }
+}
+
+/// The `--fast` probe: metadata on disk only, no process.
+pub fn probe_fast(host: &Host, candidate: &Candidate, watched: &BTreeSet<String>) -> PythonEnv {
+    let reason = "--fast: the interpreter was not run".to_string();
+    let mut env = from_layout(host, candidate, watched, Probed::NotEvaluated(reason));
+    env.imports.clear();
+    env
+}
+
+fn from_layout(
+    host: &Host,
+    candidate: &Candidate,
+    watched: &BTreeSet<String>,
+    interpreter: Probed<Interpreter>,
+) -> PythonEnv {
+    let why = interpreter.reason().unwrap_or_default().to_string();
+    let (version, kind, site_dirs, distributions) = match layout::guess(host, &candidate.executable) {
+        Ok(l) => {
+            let version = match l.version {
+                Some(v) => Probed::Found(v),
+                None => Probed::NotEvaluated("the Python version is not recorded on disk".into()),
+            };
+            let dists = Probed::Found(read_distributions(&l.site_dirs, watched));
+            (version, Some(l.kind), l.site_dirs, dists)
+        }
+        Err(e) => (Probed::NotEvaluated(why.clone()), None, Vec::new(), Probed::NotEvaluated(e)),
+    };
+    let imports = STACK.iter().map(|k| not_evaluated(k, why.clone())).collect();
+    PythonEnv {
+        executable: candidate.executable.clone(),
+        source: candidate.source,
+        version,
+        kind,
+        interpreter,
+        site_dirs,
+        distributions,
+        imports,
+    }
+}
+
+fn not_evaluated(key: &str, reason: String) -> ImportProbe {
+    ImportProbe {
+        package: key.to_string(),
+        module: key.to_string(),
+        status: ImportStatus::NotEvaluated { reason },
+        seconds: None,
+        file: None,
+        facts: BTreeMap::new(),
+        output: None,
+        shadowed_by: None,
+    }
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let cut: String = s.chars().take(max).collect();
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_found_behind_noise_and_an_unfinished_import_is_remembered() {
+        let out = format!(
+            "sitecustomize says hi\n{MARK}{{\"event\":\"start\",\"package\":\"numpy\"}}\n\
+             {MARK}{{\"event\":\"import\",\"package\":\"numpy\",\"module\":\"numpy\",\"status\":{{\"state\":\"ok\"}}}}\n\
+             garbage{MARK}{{\"event\":\"start\",\"package\":\"torch\"}}\n{MARK}{{not json\n"
+        );
+        let run = parse_events(out.as_bytes());
+        assert_eq!(run.imports.len(), 1);
+        assert_eq!(run.started.as_deref(), Some("torch"));
+        assert!(!run.done);
+    }
+
+    #[test]
+    fn failed_imports_keep_the_exception_type_and_text() {
+        let out = format!(
+            "{MARK}{{\"event\":\"import\",\"package\":\"onnx\",\"module\":\"onnx\",\
+             \"status\":{{\"state\":\"failed\",\"error\":\"TypeError\",\"message\":\"Descriptors cannot be created directly.\"}}}}\n"
+        );
+        let run = parse_events(out.as_bytes());
+        assert_eq!(
+            run.imports[0].status,
+            ImportStatus::Failed {
+                error: "TypeError".into(),
+                message: "Descriptors cannot be created directly.".into()
+            }
+        );
+    }
+}

@@ -1,0 +1,284 @@
+# The onnx-doctor Python probe. Standard library only; run once per interpreter
+# as `python -B -c <this> <user cwd> <package keys...>`.
+#
+# It writes JSON lines, each prefixed with MARK, to a private copy of stdout:
+# one "interpreter" event, then "start"/"import" events per package, then
+# "done". Events are flushed one by one, so when an import hangs or crashes the
+# interpreter, the doctor still knows everything up to that import and which
+# import it was. Anything the imported packages print goes to stderr (fd 1 is
+# pointed there), so it cannot corrupt the protocol.
+#
+# The syntax stays valid for Python 2 so that an old interpreter still answers
+# with a JSON error instead of a SyntaxError.
+from __future__ import print_function
+
+import json
+import os
+import sys
+
+MARK = "@@onnx-doctor@@ "
+
+
+def _open_private_stdout():
+    fd = os.dup(1)
+    os.dup2(2, 1)
+    return os.fdopen(fd, "w")
+
+
+OUT = _open_private_stdout()
+
+
+def emit(event, **fields):
+    fields["event"] = event
+    OUT.write(MARK + json.dumps(fields, sort_keys=True, default=str) + "\n")
+    OUT.flush()
+
+
+if sys.version_info < (3, 6):
+    emit("error", kind="unsupported_python",
+         message="Python %d.%d is too old for the probe (3.6 or newer is needed)" % sys.version_info[:2])
+    sys.exit(0)
+
+import io  # noqa: E402
+import platform  # noqa: E402
+import sysconfig  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+import warnings  # noqa: E402
+import importlib  # noqa: E402
+import importlib.util  # noqa: E402
+
+# key -> module to import
+MODULES = {
+    "numpy": "numpy",
+    "protobuf": "google.protobuf",
+    "torch": "torch",
+    "torchvision": "torchvision",
+    "onnx": "onnx",
+    "onnxruntime": "onnxruntime",
+    "tensorrt": "tensorrt",
+    "onnxscript": "onnxscript",
+}
+
+MAX_OUTPUT = 8000
+
+
+def env_kind():
+    prefix = sys.prefix
+    if os.path.isdir(os.path.join(prefix, "conda-meta")):
+        return "conda"
+    if getattr(sys, "base_prefix", prefix) != prefix:
+        try:
+            with open(os.path.join(prefix, "pyvenv.cfg")) as f:
+                if any(line.split("=")[0].strip() == "uv" for line in f):
+                    return "uv"
+        except OSError:
+            pass
+        return "venv"
+    return "system"
+
+
+def markers():
+    impl = sys.implementation
+    v = impl.version
+    impl_version = "%d.%d.%d" % (v.major, v.minor, v.micro)
+    if v.releaselevel != "final":
+        impl_version += v.releaselevel[0] + str(v.serial)
+    return {
+        "implementation_name": impl.name,
+        "implementation_version": impl_version,
+        "os_name": os.name,
+        "platform_machine": platform.machine(),
+        "platform_python_implementation": platform.python_implementation(),
+        "platform_release": platform.release(),
+        "platform_system": platform.system(),
+        "platform_version": platform.version(),
+        "python_full_version": platform.python_version(),
+        "python_version": "%d.%d" % sys.version_info[:2],
+        "sys_platform": sys.platform,
+    }
+
+
+def interpreter():
+    emit("interpreter",
+         version=platform.python_version(),
+         implementation=sys.implementation.name,
+         platform=sysconfig.get_platform(),
+         prefix=sys.prefix,
+         base_prefix=getattr(sys, "base_prefix", sys.prefix),
+         kind=env_kind(),
+         sys_path=[p for p in sys.path if p],
+         markers=markers(),
+         executable=sys.executable)
+
+
+def shadow_in(directory, module):
+    top = module.split(".")[0]
+    for candidate in (top + ".py", top):
+        path = os.path.join(directory, candidate)
+        if os.path.isfile(path) or os.path.isdir(path):
+            return path
+    return None
+
+
+def text(value):
+    return None if value is None else str(value)
+
+
+def facts_torch(m):
+    f = {"version": text(getattr(m, "__version__", None))}
+    v = getattr(m, "version", None)
+    f["cuda"] = text(getattr(v, "cuda", None))
+    f["hip"] = text(getattr(v, "hip", None))
+    try:
+        f["cudnn"] = text(m.backends.cudnn.version())
+    except Exception:
+        pass
+    try:
+        # The compiled arch list, known even without a GPU; get_arch_list()
+        # returns [] when CUDA is not available.
+        flags = m._C._cuda_getArchFlags()
+        f["arch_list"] = flags.split() if flags else []
+    except Exception:
+        pass
+    try:
+        f["cuda_available"] = bool(m.cuda.is_available())
+    except Exception as e:
+        f["cuda_available_error"] = str(e)
+    return f
+
+
+def facts_torchvision(m):
+    f = {"version": text(getattr(m, "__version__", None))}
+    v = getattr(m, "version", None)
+    f["cuda"] = text(getattr(v, "cuda", None))
+    try:
+        import torch
+        f["nms_registered"] = hasattr(torch.ops.torchvision, "nms")
+    except Exception:
+        f["nms_registered"] = False
+    return f
+
+
+def facts_onnx(m):
+    f = {"version": text(getattr(m, "__version__", None))}
+    f["ir_version"] = getattr(m, "IR_VERSION", None)
+    try:
+        f["max_opset"] = m.defs.onnx_opset_version()
+    except Exception:
+        pass
+    return f
+
+
+def facts_onnxruntime(m):
+    f = {"version": text(getattr(m, "__version__", None))}
+    try:
+        f["providers"] = list(m.get_available_providers())
+    except Exception as e:
+        f["providers_error"] = str(e)
+    try:
+        f["device"] = m.get_device()
+    except Exception:
+        pass
+    try:
+        info = importlib.import_module("onnxruntime.capi.build_and_package_info")
+        for name in ("package_name", "cuda_version", "cudnn_version"):
+            if hasattr(info, name):
+                f["build_" + name] = text(getattr(info, name))
+    except Exception:
+        pass
+    return f
+
+
+def facts_protobuf(m):
+    f = {"version": text(getattr(m, "__version__", None))}
+    try:
+        from google.protobuf.internal import api_implementation
+        f["backend"] = api_implementation.Type()
+    except Exception:
+        pass
+    return f
+
+
+def facts_plain(m):
+    return {"version": text(getattr(m, "__version__", None))}
+
+
+FACTS = {
+    "torch": facts_torch,
+    "torchvision": facts_torchvision,
+    "onnx": facts_onnx,
+    "onnxruntime": facts_onnxruntime,
+    "protobuf": facts_protobuf,
+}
+
+
+def user_traceback(e):
+    # The frames of the package being imported, without the probe's own and
+    # importlib's: what the user would see from `import x` in a script.
+    frames = [f for f in traceback.extract_tb(e.__traceback__)
+              if f.filename != "<string>" and "importlib" not in f.filename]
+    text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) if frames else ""
+    return text + "".join(traceback.format_exception_only(type(e), e))
+
+
+def probe(key, user_cwd):
+    module = MODULES[key]
+    record = {"package": key, "module": module}
+    if user_cwd:
+        shadow = shadow_in(user_cwd, module)
+        if shadow:
+            record["shadowed_by"] = shadow
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except Exception:
+        found = True  # let the import say what is wrong
+    if not found:
+        record["status"] = {"state": "not_installed"}
+        emit("import", **record)
+        return
+    emit("start", package=key)
+    captured = io.StringIO()
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = captured
+    started = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            m = importlib.import_module(module)
+            status = {"state": "ok"}
+        except BaseException as e:  # SystemExit and KeyboardInterrupt too
+            m = None
+            status = {"state": "failed", "error": type(e).__name__, "message": str(e)}
+            captured.write(user_traceback(e))
+    record["seconds"] = round(time.perf_counter() - started, 4)
+    sys.stdout, sys.stderr = saved
+    if m is not None:
+        record["file"] = getattr(m, "__file__", None)
+        try:
+            record["facts"] = FACTS.get(key, facts_plain)(m)
+        except Exception as e:
+            record["facts"] = {"facts_error": str(e)}
+    out = captured.getvalue()
+    for w in caught:
+        out += "%s: %s\n" % (w.category.__name__, w.message)
+    if out.strip():
+        record["output"] = out[-MAX_OUTPUT:]
+    record["status"] = status
+    emit("import", **record)
+
+
+def main(argv):
+    user_cwd = argv[1] if len(argv) > 1 else ""
+    keys = [k for k in argv[2:] if k in MODULES] or list(MODULES)
+    interpreter()
+    for key in keys:
+        probe(key, user_cwd)
+    emit("done")
+
+
+main(sys.argv)
+# Threads started by imported packages must not keep the probe alive.
+OUT.flush()
+os._exit(0)

@@ -1,0 +1,66 @@
+//! The Markdown report, meant to be pasted into an issue as it is: the
+//! verdict and findings first, then the facts in collapsible blocks.
+
+use std::fmt::Write as _;
+
+use super::{Report, overview};
+
+pub fn render(report: &Report, exit_code: u8) -> String {
+    let mut out = String::new();
+    let s = &report.summary;
+    let _ = writeln!(out, "## onnx-doctor report\n");
+    let _ = writeln!(
+        out,
+        "**Verdict: {}** — {} errors, {} warnings, {} checks not evaluated (exit {exit_code})\n",
+        s.verdict, s.errors, s.warnings, s.not_evaluated
+    );
+    let _ = writeln!(out, "{} · {}\n", report.doctor, report.matrix_line());
+    if report.findings.is_empty() {
+        let _ = writeln!(out, "No findings.\n");
+    } else {
+        let _ = writeln!(out, "### Findings\n");
+    }
+    for f in &report.findings {
+        let _ = writeln!(out, "#### {} `{}`\n", f.severity, f.code);
+        if let Some(subj) = &f.subject {
+            let _ = writeln!(out, "In `{subj}`.\n");
+        }
+        let _ = writeln!(out, "{}\n", f.message);
+        let _ = writeln!(out, "{}\n", f.why);
+        if !f.fixes.is_empty() {
+            let _ = writeln!(out, "Fix:\n\n```sh\n{}\n```\n", f.fixes.join("\n"));
+        }
+        if !f.evidence.is_empty() {
+            let _ = writeln!(
+                out,
+                "<details><summary>What was seen</summary>\n\n```text\n{}\n```\n\n</details>\n",
+                f.evidence.join("\n").trim_end()
+            );
+        }
+        let _ = writeln!(
+            out,
+            "Sources: {}\n",
+            f.sources.iter().map(|u| format!("<{u}>")).collect::<Vec<_>>().join(", ")
+        );
+    }
+    let _ = writeln!(out, "### Facts\n");
+    for section in overview(report) {
+        let _ = writeln!(out, "<details><summary>{}</summary>\n", section.title);
+        let _ = writeln!(out, "| status | component | detail |\n|---|---|---|");
+        for line in section.lines {
+            let _ =
+                writeln!(out, "| {} | {} | {} |", line.status.word(), cell(&line.label), cell(&line.detail));
+        }
+        let _ = writeln!(out, "\n</details>\n");
+    }
+    let json = serde_json::to_string_pretty(&report.snapshot).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "<details><summary>Snapshot (re-check with <code>onnx-doctor --snapshot FILE</code>)</summary>\n\n```json\n{json}\n```\n\n</details>"
+    );
+    out
+}
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}

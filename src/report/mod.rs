@@ -1,0 +1,343 @@
+//! The report: one data model, several renderers.
+//!
+//! [`Report`] holds everything a run produced (the doctor and matrix that
+//! judged, the snapshot, the findings, every rule's outcome, a summary) and
+//! is what `--format json` prints. The text and Markdown renderers only
+//! format it; [`overview`] computes the per-component verdict lines they
+//! share, so the terminal and a ticket never disagree.
+
+pub mod markdown;
+pub mod text;
+
+use serde::{Deserialize, Serialize};
+
+use crate::check::{Finding, Judgement, Outcome, RuleOutcome};
+use crate::matrix::{Component, Matrix, Severity};
+use crate::probe::python::STACK;
+use crate::snapshot::{ImportStatus, ProbeMode, Probed, PythonEnv, Snapshot};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Report {
+    /// "onnx-doctor 0.1.0".
+    pub doctor: String,
+    pub matrix: MatrixInfo,
+    pub summary: Summary,
+    pub findings: Vec<Finding>,
+    pub outcomes: Vec<RuleOutcome>,
+    pub snapshot: Snapshot,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MatrixInfo {
+    pub version: String,
+    pub sha256: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overlays: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Summary {
+    /// The worst severity found: "error", "warning", "info" or "ok";
+    /// "not_evaluated" when nothing could be probed.
+    pub verdict: String,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    /// Rule evaluations that could not be made (missing facts).
+    pub not_evaluated: usize,
+    pub python_environments: usize,
+}
+
+impl Report {
+    pub fn new(snapshot: Snapshot, matrix: &Matrix, judgement: Judgement) -> Self {
+        let count = |s: Severity| judgement.findings.iter().filter(|f| f.severity == s).count();
+        let (errors, warnings, infos) =
+            (count(Severity::Error), count(Severity::Warning), count(Severity::Info));
+        let verdict = if !snapshot_has_facts(&snapshot) {
+            "not_evaluated"
+        } else if errors > 0 {
+            "error"
+        } else if warnings > 0 {
+            "warning"
+        } else if infos > 0 {
+            "info"
+        } else {
+            "ok"
+        };
+        let not_evaluated =
+            judgement.outcomes.iter().filter(|o| matches!(o.outcome, Outcome::NotEvaluated { .. })).count();
+        Self {
+            doctor: format!("onnx-doctor {}", env!("CARGO_PKG_VERSION")),
+            matrix: MatrixInfo {
+                version: matrix.version.clone(),
+                sha256: matrix.hash.clone(),
+                overlays: matrix.overlays.clone(),
+            },
+            summary: Summary {
+                verdict: verdict.into(),
+                errors,
+                warnings,
+                infos,
+                not_evaluated,
+                python_environments: snapshot.pythons.len(),
+            },
+            findings: judgement.findings,
+            outcomes: judgement.outcomes,
+            snapshot,
+        }
+    }
+
+    /// 0: nothing at or above `fail_on`; 1: findings at or above it;
+    /// 3: nothing could be probed, so nothing was judged.
+    pub fn exit_code(&self, fail_on: Severity) -> u8 {
+        if self.summary.verdict == "not_evaluated" {
+            3
+        } else if self.findings.iter().any(|f| f.severity >= fail_on) {
+            1
+        } else {
+            0
+        }
+    }
+
+    pub fn matrix_line(&self) -> String {
+        let mut s = format!(
+            "matrix {} (sha256 {})",
+            self.matrix.version,
+            &self.matrix.sha256[..12.min(self.matrix.sha256.len())]
+        );
+        for o in &self.matrix.overlays {
+            s.push_str(&format!(" + {o}"));
+        }
+        s
+    }
+}
+
+/// Whether any probe besides the system one produced facts.
+fn snapshot_has_facts(s: &Snapshot) -> bool {
+    s.pythons.iter().any(|p| p.interpreter.found().is_some() || p.distributions.found().is_some())
+}
+
+/// The status of one verdict line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    Absent,
+    Ok,
+    NotEvaluated,
+    Info,
+    Warning,
+    Error,
+}
+
+impl Status {
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Absent => "-",
+            Self::Ok => "ok",
+            Self::NotEvaluated => "n/e",
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Error => "error",
+        }
+    }
+
+    fn of(s: Severity) -> Self {
+        match s {
+            Severity::Info => Self::Info,
+            Severity::Warning => Self::Warning,
+            Severity::Error => Self::Error,
+        }
+    }
+}
+
+pub struct Line {
+    pub status: Status,
+    pub label: String,
+    pub detail: String,
+}
+
+pub struct Section {
+    pub title: String,
+    pub lines: Vec<Line>,
+}
+
+/// The verdict grouped by component: the system, then each Python
+/// environment with its interpreter and stack packages.
+pub fn overview(report: &Report) -> Vec<Section> {
+    let snap = &report.snapshot;
+    let worst = |subject: Option<&str>, component: Component| {
+        report
+            .findings
+            .iter()
+            .filter(|f| f.subject.as_deref() == subject && f.components.contains(&component))
+            .map(|f| Status::of(f.severity))
+            .max()
+    };
+    let mut sections = Vec::new();
+
+    let system_line = match &snap.system {
+        Probed::Found(s) => {
+            let mut parts = vec![s.os.found().cloned().unwrap_or_else(|| "unknown OS".into())];
+            if let Some(k) = s.kernel.found() {
+                parts.push(format!("kernel {k}"));
+            }
+            parts.push(s.arch.clone());
+            parts.push(match &s.glibc {
+                Probed::Found(v) => format!("glibc {v}"),
+                Probed::NotEvaluated(_) => "glibc unknown".into(),
+            });
+            if let Some(c) = &s.container {
+                parts.push(format!("container: {c}"));
+            }
+            if s.wsl {
+                parts.push("WSL".into());
+            }
+            Line {
+                status: worst(None, Component::System).unwrap_or(Status::Ok),
+                label: parts.join(" · "),
+                detail: String::new(),
+            }
+        }
+        Probed::NotEvaluated(r) => {
+            Line { status: Status::NotEvaluated, label: "system".into(), detail: r.clone() }
+        }
+    };
+    sections.push(Section { title: "System".into(), lines: vec![system_line] });
+
+    if snap.pythons.is_empty() {
+        sections.push(Section {
+            title: "Python".into(),
+            lines: vec![Line {
+                status: worst(None, Component::Python).unwrap_or(Status::NotEvaluated),
+                label: "no Python interpreter found".into(),
+                detail: String::new(),
+            }],
+        });
+    }
+    for env in &snap.pythons {
+        sections.push(python_section(report, env, &worst));
+    }
+    sections
+}
+
+fn python_section(
+    report: &Report,
+    env: &PythonEnv,
+    worst: &dyn Fn(Option<&str>, Component) -> Option<Status>,
+) -> Section {
+    let subject = env.label();
+    let subject = Some(subject.as_str());
+    let mut lines = Vec::new();
+    let interp = match (&env.version, &env.interpreter) {
+        (Probed::Found(v), Probed::Found(i)) => {
+            let implementation = match i.implementation.as_str() {
+                "cpython" => "CPython".to_string(),
+                "pypy" => "PyPy".to_string(),
+                other => other.to_string(),
+            };
+            let kind = env.kind.map(|k| k.as_str()).unwrap_or("unknown kind");
+            Line {
+                status: worst(subject, Component::Python).unwrap_or(Status::Ok),
+                label: format!("{implementation} {v} · {kind}"),
+                detail: String::new(),
+            }
+        }
+        (version, Probed::NotEvaluated(reason)) => {
+            let label = match version {
+                Probed::Found(v) => format!("Python {v}"),
+                Probed::NotEvaluated(_) => "Python".into(),
+            };
+            let status = if report.snapshot.mode == ProbeMode::Fast {
+                worst(subject, Component::Python).unwrap_or(Status::Ok)
+            } else {
+                worst(subject, Component::Python).unwrap_or(Status::NotEvaluated).max(Status::NotEvaluated)
+            };
+            Line { status, label, detail: reason.clone() }
+        }
+        (Probed::NotEvaluated(r), Probed::Found(_)) => {
+            Line { status: Status::NotEvaluated, label: "Python".into(), detail: r.clone() }
+        }
+    };
+    lines.push(interp);
+
+    for key in STACK {
+        let component = Component::of_package(key);
+        let dist = crate::check::facts::Facts { system: None, system_reason: None, env: Some(env) };
+        let installed = env.provider(key);
+        let import = env.import(key);
+        let status_from_findings = worst(subject, component);
+        let (status, detail) = match import.map(|i| &i.status) {
+            Some(ImportStatus::Ok) => (status_from_findings.unwrap_or(Status::Ok), facts_summary(key, &dist)),
+            Some(ImportStatus::NotInstalled) | None if installed.is_none() => {
+                if import.is_none()
+                    && report.snapshot.mode == ProbeMode::Full
+                    && env.interpreter.found().is_none()
+                {
+                    (Status::NotEvaluated, String::new())
+                } else {
+                    (Status::Absent, "not installed".into())
+                }
+            }
+            Some(ImportStatus::NotInstalled) | None => {
+                (status_from_findings.unwrap_or(Status::Ok), String::new())
+            }
+            Some(s @ ImportStatus::NotEvaluated { .. }) => {
+                if installed.is_none() && env.distributions.found().is_some() {
+                    (Status::Absent, "not installed".into())
+                } else {
+                    (
+                        status_from_findings.unwrap_or(Status::NotEvaluated).max(Status::NotEvaluated),
+                        s.describe(),
+                    )
+                }
+            }
+            Some(s) => (status_from_findings.unwrap_or(Status::Error).max(Status::Error), s.describe()),
+        };
+        let label = match installed {
+            Some(d) => format!("{} {}", d.name, d.version),
+            None => key.to_string(),
+        };
+        lines.push(Line { status, label, detail });
+    }
+    Section { title: format!("Python {} ({})", env.label(), env.source.describe()), lines }
+}
+
+fn facts_summary(key: &str, facts: &crate::check::facts::Facts<'_>) -> String {
+    use crate::check::facts::Fact;
+    let get = |k: &str| match facts.get(&format!("{key}.{k}")) {
+        Fact::Text(t) => Some(t),
+        Fact::List(l) => Some(l.join(", ")),
+        _ => None,
+    };
+    let mut parts = Vec::new();
+    match key {
+        "torch" => {
+            parts.push(get("cuda").map_or("CPU build".into(), |c| format!("CUDA {c}")));
+            if let Some(c) = get("cudnn") {
+                parts.push(format!("cuDNN {c}"));
+            }
+            if let Some(a) = get("cuda_available") {
+                parts.push(format!("CUDA available: {a}"));
+            }
+        }
+        "onnx" => {
+            if let Some(ir) = get("ir_version") {
+                parts.push(format!("IR {ir}"));
+            }
+            if let Some(o) = get("max_opset") {
+                parts.push(format!("opset {o}"));
+            }
+        }
+        "onnxruntime" => {
+            if let Some(p) = get("providers") {
+                parts.push(p);
+            }
+        }
+        "protobuf" => {
+            if let Some(b) = get("backend") {
+                parts.push(format!("{b} backend"));
+            }
+        }
+        _ => {}
+    }
+    parts.join(" · ")
+}

@@ -1,0 +1,331 @@
+//! The facts the probes gathered, and nothing else.
+//!
+//! A snapshot is the whole input of the judgement: rules see only what is in
+//! here, so a snapshot saved on a user's machine re-checks to the same report
+//! anywhere (`--snapshot FILE`). Unknown is always explicit: a probe that
+//! could not look records [`Probed::NotEvaluated`] with its reason, and no
+//! field silently defaults to "fine".
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::version::Ver;
+
+/// Bumped whenever a saved snapshot would be read differently.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Either a fact, or the reason it could not be established.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Probed<T> {
+    Found(T),
+    NotEvaluated(String),
+}
+
+impl<T> Probed<T> {
+    pub fn found(&self) -> Option<&T> {
+        match self {
+            Self::Found(v) => Some(v),
+            Self::NotEvaluated(_) => None,
+        }
+    }
+
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Self::Found(_) => None,
+            Self::NotEvaluated(r) => Some(r),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub schema_version: u32,
+    /// The doctor that gathered these facts ("onnx-doctor 0.1.0").
+    pub probed_by: String,
+    /// How the facts were gathered.
+    pub mode: ProbeMode,
+    pub system: Probed<System>,
+    pub pythons: Vec<PythonEnv>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeMode {
+    /// Python interpreters were run and the stack imported.
+    Full,
+    /// Only package metadata on disk was read (`--fast`).
+    Fast,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct System {
+    /// "Ubuntu 22.04.4 LTS", from os-release's PRETTY_NAME.
+    pub os: Probed<String>,
+    /// os-release ID and VERSION_ID ("ubuntu", "22.04").
+    pub distro_id: Option<String>,
+    pub distro_version: Option<String>,
+    pub kernel: Probed<String>,
+    pub arch: String,
+    pub glibc: Probed<Ver>,
+    /// "docker", "podman", "kubernetes", "container" (unknown engine), or none.
+    pub container: Option<String>,
+    pub wsl: bool,
+}
+
+impl Default for Probed<String> {
+    fn default() -> Self {
+        Self::NotEvaluated("not probed".into())
+    }
+}
+
+impl Default for Probed<Ver> {
+    fn default() -> Self {
+        Self::NotEvaluated("not probed".into())
+    }
+}
+
+/// Why the doctor looked at an interpreter: a report must say which Python it
+/// judged and why that one.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum PythonSource {
+    /// `--python PATH`.
+    Flag,
+    /// The active virtual environment (`VIRTUAL_ENV`).
+    VirtualEnv,
+    /// The active conda environment (`CONDA_PREFIX`).
+    CondaPrefix,
+    /// A `.venv` in the current directory.
+    DotVenv,
+    /// `python3` or `python` on `PATH`.
+    SearchPath,
+}
+
+impl PythonSource {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Flag => "given with --python",
+            Self::VirtualEnv => "active virtual environment (VIRTUAL_ENV)",
+            Self::CondaPrefix => "active conda environment (CONDA_PREFIX)",
+            Self::DotVenv => ".venv in the current directory",
+            Self::SearchPath => "first on PATH",
+        }
+    }
+}
+
+/// One Python environment and what was found in it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PythonEnv {
+    pub executable: PathBuf,
+    pub source: PythonSource,
+    /// Known in both modes: from the interpreter itself, or in `--fast` mode
+    /// from `pyvenv.cfg` or the `lib/pythonX.Y` directory.
+    pub version: Probed<Ver>,
+    pub kind: Option<EnvKind>,
+    /// What only running the interpreter can tell.
+    pub interpreter: Probed<Interpreter>,
+    /// The directories distributions were read from, in import order.
+    pub site_dirs: Vec<PathBuf>,
+    /// Installed distributions, first on `sys.path` first; sorted by name.
+    pub distributions: Probed<Vec<Distribution>>,
+    /// One entry per stack package the probe script tried to import.
+    /// Empty in `--fast` mode.
+    pub imports: Vec<ImportProbe>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Interpreter {
+    /// `sys.executable` as the interpreter reports it.
+    pub executable: PathBuf,
+    /// "cpython", "pypy".
+    pub implementation: String,
+    /// "linux-x86_64".
+    pub platform: String,
+    pub prefix: PathBuf,
+    pub base_prefix: PathBuf,
+    /// The directories searched for packages, in import order.
+    pub sys_path: Vec<PathBuf>,
+    /// The PEP 508 marker environment, for evaluating `Requires-Dist`.
+    pub markers: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EnvKind {
+    Venv,
+    Uv,
+    Conda,
+    System,
+}
+
+impl EnvKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Venv => "venv",
+            Self::Uv => "uv venv",
+            Self::Conda => "conda",
+            Self::System => "system",
+        }
+    }
+}
+
+/// An installed distribution as its metadata on disk describes it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Distribution {
+    /// The normalised name (`onnxruntime-gpu`).
+    pub name: String,
+    pub version: Ver,
+    /// The site directory that holds it.
+    pub location: PathBuf,
+    /// Unconditional and marker-guarded `Requires-Dist` lines, verbatim.
+    /// Read only for the packages the matrix watches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<String>,
+    /// Other copies further down `sys.path`, which imports never see.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shadowed: Vec<ShadowedCopy>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ShadowedCopy {
+    pub version: Ver,
+    pub location: PathBuf,
+}
+
+/// What happened when the probe script imported one package.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ImportProbe {
+    /// The doctor's name for the package: torch, onnx, onnxruntime,
+    /// protobuf (imported as `google.protobuf`), numpy, ...
+    pub package: String,
+    pub module: String,
+    pub status: ImportStatus,
+    /// Wall time of the import, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
+    /// The file the module was loaded from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+    /// Facts read from the imported module (`cuda`, `ir_version`, `providers`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub facts: BTreeMap<String, serde_json::Value>,
+    /// What the import printed, trimmed (the NumPy 1.x/2.x banner lands here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// A file or directory in the user's working directory with the module's
+    /// name, which `python script.py` run from there would import instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadowed_by: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ImportStatus {
+    Ok,
+    NotInstalled,
+    Failed {
+        error: String,
+        message: String,
+    },
+    /// The import did not finish within the timeout; the process was killed.
+    TimedOut {
+        seconds: f64,
+    },
+    /// The interpreter died during the import (a segfault in an extension).
+    Crashed {
+        detail: String,
+    },
+    NotEvaluated {
+        reason: String,
+    },
+}
+
+impl ImportStatus {
+    /// The import did not give a working module.
+    pub fn is_failure(&self) -> bool {
+        matches!(self, Self::Failed { .. } | Self::TimedOut { .. } | Self::Crashed { .. })
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Ok => "imported".into(),
+            Self::NotInstalled => "not installed".into(),
+            Self::Failed { error, message } if message.is_empty() => format!("import failed: {error}"),
+            Self::Failed { error, message } => format!("import failed: {error}: {message}"),
+            Self::TimedOut { seconds } => format!("import did not finish within {seconds:.1} s"),
+            Self::Crashed { detail } => format!("the interpreter crashed during the import ({detail})"),
+            Self::NotEvaluated { reason } => format!("not evaluated: {reason}"),
+        }
+    }
+}
+
+impl PythonEnv {
+    pub fn distribution(&self, name: &str) -> Option<&Distribution> {
+        self.distributions.found()?.iter().find(|d| d.name == name)
+    }
+
+    /// The installed distribution that provides an import key: the
+    /// `onnxruntime` module comes from onnxruntime, onnxruntime-gpu or another
+    /// build; `tensorrt` from tensorrt or a CUDA-specific wheel.
+    pub fn provider(&self, package: &str) -> Option<&Distribution> {
+        let names: &[&str] = match package {
+            "onnxruntime" => {
+                &["onnxruntime-gpu", "onnxruntime", "onnxruntime-directml", "onnxruntime-openvino"]
+            }
+            "tensorrt" => &["tensorrt", "tensorrt-cu13", "tensorrt-cu12", "tensorrt-cu11"],
+            _ => return self.distribution(package),
+        };
+        names.iter().find_map(|n| self.distribution(n))
+    }
+
+    pub fn import(&self, package: &str) -> Option<&ImportProbe> {
+        self.imports.iter().find(|i| i.package == package)
+    }
+
+    /// A short label for reports: the executable path.
+    pub fn label(&self) -> String {
+        self.executable.display().to_string()
+    }
+}
+
+/// Normalises a distribution name as PEP 503 does: lower case, runs of
+/// `-`, `_` and `.` become one `-`.
+pub fn normalize_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut sep = false;
+    for c in name.trim().chars() {
+        if matches!(c, '-' | '_' | '.') {
+            sep = true;
+        } else {
+            if sep && !out.is_empty() {
+                out.push('-');
+            }
+            sep = false;
+            out.push(c.to_ascii_lowercase());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_normalise_like_pep_503() {
+        assert_eq!(normalize_name("onnxruntime_gpu"), "onnxruntime-gpu");
+        assert_eq!(normalize_name("Typing.Extensions"), "typing-extensions");
+        assert_eq!(normalize_name("nvidia--cudnn__cu12"), "nvidia-cudnn-cu12");
+    }
+
+    #[test]
+    fn not_evaluated_survives_a_json_round_trip() {
+        let p: Probed<String> = Probed::NotEvaluated("python timed out".into());
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(json, r#"{"not_evaluated":"python timed out"}"#);
+        assert_eq!(serde_json::from_str::<Probed<String>>(&json).unwrap(), p);
+    }
+}
