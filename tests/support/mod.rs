@@ -1,0 +1,118 @@
+//! Shared test harness: the doctor binary, real virtual environments built
+//! from the package registry (cached under `target/test-venvs`), and fake
+//! executables.
+#![allow(dead_code, clippy::disallowed_methods)]
+
+use std::fs::File;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The doctor with a predictable environment: no active venv or conda env,
+/// so only `--python` decides what is probed.
+pub fn doctor() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("onnx-doctor").expect("binary built");
+    cmd.env_remove("VIRTUAL_ENV").env_remove("CONDA_PREFIX").env_remove("PYTHONPATH").env("NO_COLOR", "1");
+    cmd
+}
+
+pub fn base_python() -> String {
+    std::env::var("ONNX_DOCTOR_TEST_PYTHON").unwrap_or_else(|_| "python3".into())
+}
+
+fn venv_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-venvs")
+}
+
+/// A virtual environment with exactly these pip install steps applied, in
+/// order (each step is one `pip install` argument list). Built once and
+/// reused while the steps stay the same; concurrent tests wait on a lock.
+pub fn venv(name: &str, steps: &[&[&str]]) -> PathBuf {
+    let root = venv_root();
+    std::fs::create_dir_all(&root).unwrap();
+    let lock = File::create(root.join(format!("{name}.lock"))).unwrap();
+    // SAFETY: flock on a descriptor we own; released when `lock` drops.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let dir = root.join(name);
+    let recipe = format!("{:?}", steps);
+    let marker = dir.join(".onnx-doctor-recipe");
+    if std::fs::read_to_string(&marker).ok().as_deref() == Some(recipe.as_str()) {
+        return dir;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    build_venv(&dir, steps);
+    std::fs::write(&marker, recipe).unwrap();
+    dir
+}
+
+/// A fresh, uncached environment (for tests that change it).
+pub fn fresh_venv(dir: &Path, steps: &[&[&str]]) -> PathBuf {
+    build_venv(dir, steps);
+    dir.to_path_buf()
+}
+
+fn build_venv(dir: &Path, steps: &[&[&str]]) {
+    run(Command::new(base_python()).args(["-m", "venv"]).arg(dir));
+    for step in steps {
+        pip(dir, step);
+    }
+}
+
+pub fn pip(venv: &Path, args: &[&str]) {
+    run(Command::new(venv.join("bin/python"))
+        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+        .args(args));
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.output().expect("command starts");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The current onnx stack, as pip resolves it today.
+pub fn healthy_venv() -> PathBuf {
+    venv("healthy", &[&["onnx", "onnxruntime", "numpy", "protobuf"]])
+}
+
+/// onnxruntime 1.17.1 declares no numpy upper bound, so pip happily pairs it
+/// with numpy 2, and `pip check` passes; the import fails.
+pub fn ort117_numpy2_venv() -> PathBuf {
+    venv("ort117-numpy2", &[&["onnxruntime==1.17.1", "numpy>=2"]])
+}
+
+/// onnx 1.13.0's generated code needs protobuf 3.20+; 3.19.6 installed
+/// without dependency resolution breaks `import onnx`.
+pub fn onnx113_protobuf319_venv() -> PathBuf {
+    venv("onnx113-protobuf319", &[&["--no-deps", "onnx==1.13.0", "protobuf==3.19.6", "numpy<2", "typing_extensions"]])
+}
+
+/// Writes an executable script.
+pub fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, body).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+pub fn json(out: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(out).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", String::from_utf8_lossy(out)))
+}
+
+pub fn finding_codes(report: &serde_json::Value) -> Vec<String> {
+    report["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap().to_string()).collect()
+}
+
+pub fn finding<'a>(report: &'a serde_json::Value, code: &str) -> &'a serde_json::Value {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == code)
+        .unwrap_or_else(|| panic!("no finding {code} in {:#}", report["findings"]))
+}
