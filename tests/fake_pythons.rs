@@ -1,0 +1,116 @@
+//! Interpreters that misbehave: the doctor must finish within its timeout,
+//! say what it could not evaluate and why, and exit 3 only when nothing at
+//! all could be probed.
+#![allow(clippy::disallowed_methods)]
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use support::*;
+
+fn run_with(python: &std::path::Path, timeout: &str) -> (i32, serde_json::Value, Duration) {
+    let started = Instant::now();
+    let out = doctor().args(["--format", "json", "--timeout", timeout, "--python"]).arg(python).output().unwrap();
+    (out.status.code().unwrap(), json(&out.stdout), started.elapsed())
+}
+
+fn interpreter_reason(report: &serde_json::Value) -> String {
+    report["snapshot"]["pythons"][0]["interpreter"]["not_evaluated"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn a_python_that_hangs_is_abandoned_at_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = script(dir.path(), "python3", "#!/bin/sh\nsleep 600 & sleep 600\n");
+    let (code, report, took) = run_with(&fake, "1");
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+    assert_eq!(code, 3);
+    assert!(interpreter_reason(&report).contains("timed out after 1.0 s"), "{}", interpreter_reason(&report));
+    assert_eq!(report["summary"]["verdict"], "not_evaluated");
+}
+
+#[test]
+fn a_python_that_prints_garbage_is_not_evaluated() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = script(dir.path(), "python3", "#!/bin/sh\nhead -c 4096 /dev/urandom\necho '{\"event\": nope'\n");
+    let (code, report, _) = run_with(&fake, "5");
+    assert_eq!(code, 3);
+    assert!(interpreter_reason(&report).contains("gave no probe output"), "{}", interpreter_reason(&report));
+}
+
+#[test]
+fn a_python_that_exits_1_is_not_evaluated_with_its_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = script(dir.path(), "python3", "#!/bin/sh\necho 'Fatal Python error: init_fs_encoding' >&2\nexit 1\n");
+    let (code, report, _) = run_with(&fake, "5");
+    assert_eq!(code, 3);
+    let reason = interpreter_reason(&report);
+    assert!(reason.contains("exited with status 1") && reason.contains("init_fs_encoding"), "{reason}");
+    let text = doctor().args(["--timeout", "5", "--python"]).arg(&fake).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("n/e"), "{text}");
+    assert!(text.contains("nothing could be probed"), "{text}");
+}
+
+#[test]
+fn one_broken_python_does_not_hide_a_working_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = script(dir.path(), "python3", "#!/bin/sh\nsleep 600\n");
+    let healthy = healthy_venv();
+    let started = Instant::now();
+    let out = doctor()
+        .args(["--format", "json", "--timeout", "2", "--python"])
+        .arg(&fake)
+        .arg("--python")
+        .arg(healthy.join("bin/python"))
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5), "probes run in parallel");
+    let report = json(&out.stdout);
+    // The broken one is a warning, not a reason to fail the build.
+    assert_eq!(out.status.code(), Some(0), "{:#}", report["findings"]);
+    assert_eq!(finding(&report, "python-not-evaluated")["severity"], "warning");
+}
+
+#[test]
+fn a_package_whose_import_hangs_times_out_alone_and_the_rest_is_still_probed() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkgs = dir.path().join("pkgs");
+    std::fs::create_dir_all(pkgs.join("numpy")).unwrap();
+    std::fs::write(pkgs.join("numpy/__init__.py"), "import time\nwhile True:\n    time.sleep(1)\n").unwrap();
+    std::fs::create_dir_all(pkgs.join("onnx")).unwrap();
+    std::fs::write(pkgs.join("onnx/__init__.py"), "import os\nos.kill(os.getpid(), 9)\n").unwrap();
+    std::fs::create_dir_all(pkgs.join("torch")).unwrap();
+    std::fs::write(pkgs.join("torch/__init__.py"), "__version__ = '9.9.9'\n").unwrap();
+    let python = which_python();
+    let started = Instant::now();
+    let out = doctor()
+        .env("PYTHONPATH", &pkgs)
+        .args(["--format", "json", "--timeout", "2", "--python"])
+        .arg(&python)
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(6), "took {took:?}");
+    let report = json(&out.stdout);
+    assert_eq!(out.status.code(), Some(1));
+    let imports = report["snapshot"]["pythons"][0]["imports"].as_array().unwrap();
+    let state = |pkg: &str| {
+        imports.iter().find(|i| i["package"] == pkg).map(|i| i["status"]["state"].as_str().unwrap().to_string())
+    };
+    assert_eq!(state("numpy").as_deref(), Some("timed_out"));
+    assert_eq!(state("onnx").as_deref(), Some("crashed"));
+    assert_eq!(state("torch").as_deref(), Some("ok"));
+    finding(&report, "import-timed-out");
+    assert!(finding(&report, "import-crashed")["message"].as_str().unwrap().contains("signal 9"));
+}
+
+/// The real base interpreter (not a pyenv shim).
+fn which_python() -> std::path::PathBuf {
+    let out = std::process::Command::new(base_python())
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .unwrap();
+    std::path::PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
