@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Measures the doctor; prints numbers, asserts nothing.
+#
+#   bench/run.sh            # uses target/test-venvs/healthy (built by the tests)
+#
+# Needs hyperfine for the timings if available (falls back to a loop).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+BIN=$PWD/target/release/onnx-doctor
+VENV=${VENV:-$PWD/target/test-venvs/healthy}
+[ -x "$VENV/bin/python" ] || { echo "no $VENV; run 'cargo test' first or set VENV" >&2; exit 2; }
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# Time a command N times, print the median wall time in ms.
+median_ms() {
+  local n=$1; shift
+  python3 - "$n" "$@" <<'PY'
+import subprocess, sys, time, statistics
+n = int(sys.argv[1]); cmd = sys.argv[2:]
+times = []
+for _ in range(n):
+    t = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    times.append((time.perf_counter() - t) * 1000)
+print(f"{statistics.median(times):.1f}")
+PY
+}
+
+# Peak RSS (VmHWM) of the doctor's own process, sampled until it exits; the
+# Python interpreters it runs are separate processes and not counted.
+peak_kib() {
+  python3 - "$@" <<'PY'
+import subprocess, sys, time
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+peak = 0
+while p.poll() is None:
+    try:
+        with open(f"/proc/{p.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]))
+    except OSError:
+        pass
+    time.sleep(0.001)
+print(peak)
+PY
+}
+
+# A fake environment with N distributions (dist-info directories with METADATA).
+fake_env() {
+  local dir=$1 n=$2
+  python3 -m venv --without-pip "$dir"
+  local site
+  site=$(echo "$dir"/lib/python3*/site-packages)
+  python3 - "$site" "$n" <<'PY'
+import os, sys
+site, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    d = os.path.join(site, f"package_{i:04d}-1.{i % 50}.{i % 7}.dist-info")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "METADATA"), "w") as f:
+        f.write(f"Metadata-Version: 2.1\nName: package-{i:04d}\nVersion: 1.{i % 50}.{i % 7}\nRequires-Dist: numpy>=1.20\n\n")
+PY
+}
+
+fake_env "$WORK/env50" 50
+fake_env "$WORK/env1000" 1000
+
+echo "== --fast (median of 20 runs, wall ms)"
+echo "50 distributions:    $(median_ms 20 "$BIN" --fast --python "$WORK/env50/bin/python")"
+echo "1000 distributions:  $(median_ms 20 "$BIN" --fast --python "$WORK/env1000/bin/python")"
+echo "healthy venv:        $(median_ms 20 "$BIN" --fast --python "$VENV/bin/python")"
+
+echo "== full check vs the imports alone (median of 10 runs, wall ms)"
+IMPORTS="import numpy, google.protobuf, onnx, onnxruntime"
+if "$VENV/bin/python" -c "import torch" 2>/dev/null; then IMPORTS="$IMPORTS, torch"; fi
+base=$(median_ms 10 "$VENV/bin/python" -c "$IMPORTS")
+full=$(median_ms 10 "$BIN" --python "$VENV/bin/python")
+echo "python -c \"$IMPORTS\": $base"
+echo "onnx-doctor (full):  $full   (overhead $(python3 -c "print(f'{$full-$base:.1f}')") ms)"
+
+echo "== compared with pip (median of 5 runs, wall ms)"
+pl=$(median_ms 5 "$VENV/bin/python" -m pip list)
+pc=$(median_ms 5 "$VENV/bin/python" -m pip check)
+fast=$(median_ms 20 "$BIN" --fast --python "$VENV/bin/python")
+echo "pip list:  $pl   (onnx-doctor --fast is $(python3 -c "print(f'{$pl/$fast:.0f}')")x faster)"
+echo "pip check: $pc   (onnx-doctor full is $(python3 -c "print(f'{$pc/$full:.1f}')")x the speed)"
+if "$VENV/bin/python" -c "import torch" 2>/dev/null; then
+  ce=$(median_ms 3 "$VENV/bin/python" -m torch.utils.collect_env)
+  echo "collect_env: $ce"
+fi
+
+echo "== peak memory of onnx-doctor itself (KiB, max RSS)"
+echo "--fast, 1000 distributions: $(peak_kib "$BIN" --fast --python "$WORK/env1000/bin/python")"
+echo "full check, healthy venv:   $(peak_kib "$BIN" --python "$VENV/bin/python")"

@@ -1,0 +1,134 @@
+//! Rules judged on hand-written snapshots: each fires on the broken case and
+//! stays quiet on its close neighbour. No Python is run: `--snapshot`
+//! re-checks saved facts, which is exactly what a support ticket does.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::*;
+
+/// A snapshot of one environment with these distributions (name, version)
+/// and imports that all went fine.
+fn snapshot(python: &str, dists: &[(&str, &str)]) -> Value {
+    let distributions: Vec<Value> = dists
+        .iter()
+        .map(|(n, v)| json!({"name": n, "version": v, "location": "/env/lib/python3/site-packages"}))
+        .collect();
+    json!({
+        "schema_version": 1,
+        "probed_by": "onnx-doctor test",
+        "mode": "fast",
+        "system": {"found": {"os": {"found": "Ubuntu 22.04.4 LTS"}, "kernel": {"found": "6.8.0"}, "arch": "x86_64",
+                             "glibc": {"found": "2.35"}, "container": null, "wsl": false}},
+        "pythons": [{
+            "executable": "/env/bin/python",
+            "source": "flag",
+            "version": {"found": python},
+            "kind": "venv",
+            "interpreter": {"not_evaluated": "--fast: the interpreter was not run"},
+            "site_dirs": ["/env/lib/python3/site-packages"],
+            "distributions": {"found": distributions},
+            "imports": []
+        }]
+    })
+}
+
+fn check(snap: &Value) -> (i32, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("snap.json");
+    std::fs::write(&path, snap.to_string()).unwrap();
+    let out = doctor().args(["--format", "json", "--snapshot"]).arg(&path).output().unwrap();
+    (out.status.code().unwrap(), json(&out.stdout))
+}
+
+fn fires(python: &str, dists: &[(&str, &str)], code: &str) -> Value {
+    let (_, report) = check(&snapshot(python, dists));
+    finding(&report, code).clone()
+}
+
+fn quiet(python: &str, dists: &[(&str, &str)], code: &str) {
+    let (_, report) = check(&snapshot(python, dists));
+    assert!(!finding_codes(&report).contains(&code.to_string()), "{code} fired: {:#}", report["findings"]);
+    let outcome = report["outcomes"].as_array().unwrap().iter().find(|o| o["code"] == code).cloned();
+    if let Some(o) = outcome {
+        assert_ne!(o["status"], "not_evaluated", "{o}");
+    }
+}
+
+#[test]
+fn torchvision_must_be_the_release_paired_with_torch() {
+    let f = fires("3.11.9", &[("torch", "2.3.1"), ("torchvision", "0.17.2")], "torchvision-not-paired-with-torch");
+    assert_eq!(f["fixes"][0], "python -m pip install \"torchvision==0.18.*\"");
+    quiet("3.11.9", &[("torch", "2.3.1"), ("torchvision", "0.18.1")], "torchvision-not-paired-with-torch");
+    quiet("3.7.16", &[("torch", "1.3.1"), ("torchvision", "0.4.2")], "torchvision-not-paired-with-torch");
+    fires("3.7.16", &[("torch", "1.3.1"), ("torchvision", "0.4.1")], "torchvision-not-paired-with-torch");
+}
+
+#[test]
+fn torch_and_torchvision_must_come_from_the_same_cuda_variant() {
+    let f = fires(
+        "3.10.14",
+        &[("torch", "2.1.2+cu121"), ("torchvision", "0.16.2+cu118")],
+        "torchvision-cuda-variant-differs",
+    );
+    assert!(f["fixes"][0].as_str().unwrap().contains("torchvision==0.16.2+cu121"), "{f:#}");
+    assert!(f["fixes"][0].as_str().unwrap().contains("/whl/cu121"), "{f:#}");
+    quiet("3.10.14", &[("torch", "2.1.2+cu121"), ("torchvision", "0.16.2+cu121")], "torchvision-cuda-variant-differs");
+}
+
+#[test]
+fn onnxruntime_and_onnxruntime_gpu_together_is_an_error() {
+    let f = fires("3.11.9", &[("onnxruntime", "1.20.1"), ("onnxruntime-gpu", "1.20.1")], "onnxruntime-cpu-and-gpu-both-installed");
+    assert!(f["fixes"][0].as_str().unwrap().ends_with("\"onnxruntime-gpu==1.20.1\""), "{f:#}");
+    quiet("3.11.9", &[("onnxruntime-gpu", "1.20.1")], "onnxruntime-cpu-and-gpu-both-installed");
+}
+
+#[test]
+fn old_onnx_under_protobuf_4_is_the_descriptors_error_and_new_onnx_is_not() {
+    fires("3.9.19", &[("onnx", "1.10.2"), ("protobuf", "4.21.0")], "onnx-protobuf4-descriptors");
+    quiet("3.9.19", &[("onnx", "1.10.2"), ("protobuf", "3.20.3")], "onnx-protobuf4-descriptors");
+    quiet("3.9.19", &[("onnx", "1.12.0"), ("protobuf", "4.21.0")], "onnx-protobuf4-descriptors");
+}
+
+#[test]
+fn numpy_2_rules_respect_their_first_fixed_release() {
+    fires("3.11.9", &[("onnxruntime-gpu", "1.18.1"), ("numpy", "2.0.0")], "onnxruntime-built-against-numpy1");
+    quiet("3.11.9", &[("onnxruntime-gpu", "1.19.0"), ("numpy", "2.0.0")], "onnxruntime-built-against-numpy1");
+    quiet("3.11.9", &[("onnxruntime", "1.18.1"), ("numpy", "1.26.4")], "onnxruntime-built-against-numpy1");
+    fires("3.11.9", &[("torch", "2.2.2"), ("numpy", "2.1.0")], "torch-built-against-numpy1");
+    quiet("3.11.9", &[("torch", "2.3.0"), ("numpy", "2.1.0")], "torch-built-against-numpy1");
+}
+
+#[test]
+fn a_python_outside_the_wheels_of_a_release_is_flagged() {
+    let f = fires("3.12.4", &[("torch", "2.1.2")], "python-unsupported-by-torch");
+    assert!(f["message"].as_str().unwrap().contains(">=3.8,<3.12"), "{f:#}");
+    quiet("3.11.9", &[("torch", "2.1.2")], "python-unsupported-by-torch");
+    fires("3.10.14", &[("onnxruntime", "1.24.1")], "python-unsupported-by-onnxruntime");
+    quiet("3.11.9", &[("onnxruntime", "1.24.1")], "python-unsupported-by-onnxruntime");
+}
+
+#[test]
+fn a_release_the_matrix_does_not_know_is_not_evaluated_rather_than_passed() {
+    let (_, report) = check(&snapshot("3.11.9", &[("torch", "9.0.0"), ("torchvision", "9.15.0")]));
+    let o = report["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["code"] == "torchvision-not-paired-with-torch")
+        .unwrap()
+        .clone();
+    assert_eq!(o["status"], "not_evaluated");
+    assert!(o["reason"].as_str().unwrap().contains("no row for torch 9.0.0"), "{o}");
+}
+
+#[test]
+fn fail_on_warning_turns_warnings_into_a_failing_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("snap.json");
+    std::fs::write(&path, snapshot("3.11.9", &[("onnx", "1.16.2"), ("numpy", "2.1.0")]).to_string()).unwrap();
+    let lenient = doctor().arg("--snapshot").arg(&path).output().unwrap();
+    assert_eq!(lenient.status.code(), Some(0));
+    let strict = doctor().args(["--fail-on", "warning", "--snapshot"]).arg(&path).output().unwrap();
+    assert_eq!(strict.status.code(), Some(1));
+}
