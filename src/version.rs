@@ -131,8 +131,9 @@ impl FromStr for Spec {
             return Err("empty version specifier".to_string());
         }
         // pep440_rs draws a caret diagram on following lines; keep the sentence.
-        let parsed = VersionSpecifiers::from_str(raw)
-            .map_err(|e| e.to_string().lines().next().unwrap_or_default().trim_end_matches(':').to_string())?;
+        let parsed = VersionSpecifiers::from_str(raw).map_err(|e| {
+            e.to_string().lines().next().unwrap_or_default().trim_end_matches(':').to_string()
+        })?;
         Ok(Self { raw: raw.to_string(), parsed })
     }
 }

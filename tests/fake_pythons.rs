@@ -11,7 +11,8 @@ use support::*;
 
 fn run_with(python: &std::path::Path, timeout: &str) -> (i32, serde_json::Value, Duration) {
     let started = Instant::now();
-    let out = doctor().args(["--format", "json", "--timeout", timeout, "--python"]).arg(python).output().unwrap();
+    let out =
+        doctor().args(["--format", "json", "--timeout", timeout, "--python"]).arg(python).output().unwrap();
     (out.status.code().unwrap(), json(&out.stdout), started.elapsed())
 }
 
@@ -33,7 +34,8 @@ fn a_python_that_hangs_is_abandoned_at_the_timeout() {
 #[test]
 fn a_python_that_prints_garbage_is_not_evaluated() {
     let dir = tempfile::tempdir().unwrap();
-    let fake = script(dir.path(), "python3", "#!/bin/sh\nhead -c 4096 /dev/urandom\necho '{\"event\": nope'\n");
+    let fake =
+        script(dir.path(), "python3", "#!/bin/sh\nhead -c 4096 /dev/urandom\necho '{\"event\": nope'\n");
     let (code, report, _) = run_with(&fake, "5");
     assert_eq!(code, 3);
     assert!(interpreter_reason(&report).contains("gave no probe output"), "{}", interpreter_reason(&report));
@@ -42,7 +44,8 @@ fn a_python_that_prints_garbage_is_not_evaluated() {
 #[test]
 fn a_python_that_exits_1_is_not_evaluated_with_its_message() {
     let dir = tempfile::tempdir().unwrap();
-    let fake = script(dir.path(), "python3", "#!/bin/sh\necho 'Fatal Python error: init_fs_encoding' >&2\nexit 1\n");
+    let fake =
+        script(dir.path(), "python3", "#!/bin/sh\necho 'Fatal Python error: init_fs_encoding' >&2\nexit 1\n");
     let (code, report, _) = run_with(&fake, "5");
     assert_eq!(code, 3);
     let reason = interpreter_reason(&report);
@@ -97,7 +100,10 @@ fn a_package_whose_import_hangs_times_out_alone_and_the_rest_is_still_probed() {
     assert_eq!(out.status.code(), Some(1));
     let imports = report["snapshot"]["pythons"][0]["imports"].as_array().unwrap();
     let state = |pkg: &str| {
-        imports.iter().find(|i| i["package"] == pkg).map(|i| i["status"]["state"].as_str().unwrap().to_string())
+        imports
+            .iter()
+            .find(|i| i["package"] == pkg)
+            .map(|i| i["status"]["state"].as_str().unwrap().to_string())
     };
     assert_eq!(state("numpy").as_deref(), Some("timed_out"));
     assert_eq!(state("onnx").as_deref(), Some("crashed"));

@@ -59,7 +59,10 @@ fn explaining_an_unknown_code_is_a_usage_error_with_suggestions() {
 fn version_names_the_matrix() {
     let out = doctor().arg("--version").output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with("onnx-doctor ") && text.contains("(matrix 20") && text.contains("sha256"), "{text}");
+    assert!(
+        text.starts_with("onnx-doctor ") && text.contains("(matrix 20") && text.contains("sha256"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -85,7 +88,12 @@ fn an_overlay_rule_with_an_existing_code_replaces_the_embedded_one() {
         .replace("team-pins-numpy", "onnxruntime-built-against-numpy1")
         .replace("severity: error", "severity: info");
     let dir = overlay(&[("override.yaml", &replaced)]);
-    let out = doctor().arg("--matrix").arg(dir.path()).args(["explain", "onnxruntime-built-against-numpy1"]).output().unwrap();
+    let out = doctor()
+        .arg("--matrix")
+        .arg(dir.path())
+        .args(["explain", "onnxruntime-built-against-numpy1"])
+        .output()
+        .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("onnxruntime-built-against-numpy1 (info)"), "{text}");
     assert!(text.contains("override.yaml:2:"), "{text}");
@@ -121,7 +129,10 @@ fn a_duplicate_code_in_one_overlay_is_reported_where_it_repeats() {
 
 #[test]
 fn a_rule_without_a_source_is_refused() {
-    let dir = overlay(&[("team.yaml", &RULE.replace("    sources: [\"https://example.com/our-validation-report\"]\n", ""))]);
+    let dir = overlay(&[(
+        "team.yaml",
+        &RULE.replace("    sources: [\"https://example.com/our-validation-report\"]\n", ""),
+    )]);
     let (code, err) = stderr_of(&dir, &["rules"]);
     assert_eq!(code, 3);
     assert!(err.contains("team.yaml:2:11: rule `team-pins-numpy` has no sources"), "{err}");

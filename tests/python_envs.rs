@@ -61,10 +61,17 @@ fn onnx_1_13_with_protobuf_3_19_fails_on_the_missing_builder_module() {
     let (code, report) = check_json(&venv, &[]);
     assert_eq!(code, 1);
     let f = finding(&report, "onnx-protobuf-too-old-for-generated-code");
-    assert_eq!(f["fixes"][0], "python -m pip install \"protobuf>=3.20.2,<4\"   # the range onnx 1.13.0 declares");
+    assert_eq!(
+        f["fixes"][0],
+        "python -m pip install \"protobuf>=3.20.2,<4\"   # the range onnx 1.13.0 declares"
+    );
     assert!(f["evidence"].to_string().contains("cannot import name 'builder'"), "{f:#}");
     // onnx's own Requires-Dist says the same; it is not reported twice.
-    assert!(!finding_codes(&report).contains(&"declared-requirement-unmet".to_string()), "{:#}", report["findings"]);
+    assert!(
+        !finding_codes(&report).contains(&"declared-requirement-unmet".to_string()),
+        "{:#}",
+        report["findings"]
+    );
 }
 
 #[test]
@@ -120,7 +127,9 @@ fn fast_mode_still_judges_version_rules_without_running_python() {
     let (code, report) = check_json(&venv, &["--fast"]);
     assert_eq!(code, 1);
     finding(&report, "onnxruntime-built-against-numpy1");
-    assert!(report["snapshot"]["pythons"][0]["interpreter"]["not_evaluated"].as_str().unwrap().contains("--fast"));
+    assert!(
+        report["snapshot"]["pythons"][0]["interpreter"]["not_evaluated"].as_str().unwrap().contains("--fast")
+    );
 }
 
 #[test]
@@ -160,7 +169,8 @@ fn text_and_markdown_reports_carry_the_verdict_and_the_fix() {
     assert!(text.contains("exit 1"), "{text}");
     assert!(!text.contains('\x1b'), "no colour when not a terminal");
 
-    let md = doctor().args(["--format", "markdown", "--python"]).arg(venv.join("bin/python")).output().unwrap();
+    let md =
+        doctor().args(["--format", "markdown", "--python"]).arg(venv.join("bin/python")).output().unwrap();
     let md = String::from_utf8(md.stdout).unwrap();
     assert!(md.starts_with("## onnx-doctor report"), "{md}");
     assert!(md.contains("#### error `onnxruntime-built-against-numpy1`"), "{md}");

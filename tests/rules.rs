@@ -57,7 +57,11 @@ fn quiet(python: &str, dists: &[(&str, &str)], code: &str) {
 
 #[test]
 fn torchvision_must_be_the_release_paired_with_torch() {
-    let f = fires("3.11.9", &[("torch", "2.3.1"), ("torchvision", "0.17.2")], "torchvision-not-paired-with-torch");
+    let f = fires(
+        "3.11.9",
+        &[("torch", "2.3.1"), ("torchvision", "0.17.2")],
+        "torchvision-not-paired-with-torch",
+    );
     assert_eq!(f["fixes"][0], "python -m pip install \"torchvision==0.18.*\"");
     quiet("3.11.9", &[("torch", "2.3.1"), ("torchvision", "0.18.1")], "torchvision-not-paired-with-torch");
     quiet("3.7.16", &[("torch", "1.3.1"), ("torchvision", "0.4.2")], "torchvision-not-paired-with-torch");
@@ -73,12 +77,20 @@ fn torch_and_torchvision_must_come_from_the_same_cuda_variant() {
     );
     assert!(f["fixes"][0].as_str().unwrap().contains("torchvision==0.16.2+cu121"), "{f:#}");
     assert!(f["fixes"][0].as_str().unwrap().contains("/whl/cu121"), "{f:#}");
-    quiet("3.10.14", &[("torch", "2.1.2+cu121"), ("torchvision", "0.16.2+cu121")], "torchvision-cuda-variant-differs");
+    quiet(
+        "3.10.14",
+        &[("torch", "2.1.2+cu121"), ("torchvision", "0.16.2+cu121")],
+        "torchvision-cuda-variant-differs",
+    );
 }
 
 #[test]
 fn onnxruntime_and_onnxruntime_gpu_together_is_an_error() {
-    let f = fires("3.11.9", &[("onnxruntime", "1.20.1"), ("onnxruntime-gpu", "1.20.1")], "onnxruntime-cpu-and-gpu-both-installed");
+    let f = fires(
+        "3.11.9",
+        &[("onnxruntime", "1.20.1"), ("onnxruntime-gpu", "1.20.1")],
+        "onnxruntime-cpu-and-gpu-both-installed",
+    );
     assert!(f["fixes"][0].as_str().unwrap().ends_with("\"onnxruntime-gpu==1.20.1\""), "{f:#}");
     quiet("3.11.9", &[("onnxruntime-gpu", "1.20.1")], "onnxruntime-cpu-and-gpu-both-installed");
 }

@@ -89,7 +89,10 @@ pub fn ort117_numpy2_venv() -> PathBuf {
 /// onnx 1.13.0's generated code needs protobuf 3.20+; 3.19.6 installed
 /// without dependency resolution breaks `import onnx`.
 pub fn onnx113_protobuf319_venv() -> PathBuf {
-    venv("onnx113-protobuf319", &[&["--no-deps", "onnx==1.13.0", "protobuf==3.19.6", "numpy<2", "typing_extensions"]])
+    venv(
+        "onnx113-protobuf319",
+        &[&["--no-deps", "onnx==1.13.0", "protobuf==3.19.6", "numpy<2", "typing_extensions"]],
+    )
 }
 
 /// Writes an executable script.
@@ -101,7 +104,8 @@ pub fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
 }
 
 pub fn json(out: &[u8]) -> serde_json::Value {
-    serde_json::from_slice(out).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", String::from_utf8_lossy(out)))
+    serde_json::from_slice(out)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", String::from_utf8_lossy(out)))
 }
 
 pub fn finding_codes(report: &serde_json::Value) -> Vec<String> {
