@@ -109,6 +109,9 @@ impl Component {
     /// the Python environment.
     pub fn of_package(name: &str) -> Self {
         let base = name.split(['-', '.']).next().unwrap_or(name);
+        if base == "onnxscript" {
+            return Self::Onnx; // the torch.onnx exporter's op library
+        }
         Self::ALL.iter().copied().find(|c| c.as_str() == base).unwrap_or(Self::Python)
     }
 }
@@ -286,6 +289,7 @@ mod tests {
         assert_eq!(Component::of_package("tensorrt-cu12"), Component::Tensorrt);
         assert_eq!(Component::of_package("torch"), Component::Torch);
         assert_eq!(Component::of_package("opencv-python"), Component::Python);
+        assert_eq!(Component::of_package("onnxscript"), Component::Onnx);
     }
 
     #[test]

@@ -246,12 +246,16 @@ fn python_section(
                 Probed::Found(v) => format!("Python {v}"),
                 Probed::NotEvaluated(_) => "Python".into(),
             };
-            let status = if report.snapshot.mode == ProbeMode::Fast {
+            let status = if report.snapshot.mode == ProbeMode::Fast && env.distributions.found().is_some() {
                 worst(subject, Component::Python).unwrap_or(Status::Ok)
             } else {
                 worst(subject, Component::Python).unwrap_or(Status::NotEvaluated).max(Status::NotEvaluated)
             };
-            Line { status, label, detail: reason.clone() }
+            let detail = match &env.distributions {
+                Probed::NotEvaluated(why) => why.clone(),
+                Probed::Found(_) => reason.clone(),
+            };
+            Line { status, label, detail }
         }
         (Probed::NotEvaluated(r), Probed::Found(_)) => {
             Line { status: Status::NotEvaluated, label: "Python".into(), detail: r.clone() }
@@ -266,6 +270,11 @@ fn python_section(
         let import = env.import(key);
         let status_from_findings = worst(subject, component);
         let (status, detail) = match import.map(|i| &i.status) {
+            _ if installed.is_none() && env.distributions.found().is_none() => {
+                let why = import
+                    .map_or_else(|| "package metadata could not be read".into(), |i| i.status.describe());
+                (status_from_findings.unwrap_or(Status::NotEvaluated).max(Status::NotEvaluated), why)
+            }
             Some(ImportStatus::Ok) => (status_from_findings.unwrap_or(Status::Ok), facts_summary(key, &dist)),
             Some(ImportStatus::NotInstalled) | None if installed.is_none() => {
                 if import.is_none()

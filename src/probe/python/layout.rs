@@ -24,6 +24,8 @@ pub struct Layout {
 
 /// Guesses the layout of the environment `executable` belongs to.
 pub fn guess(host: &Host, executable: &Path) -> Result<Layout, String> {
+    let resolved = through_pyenv_shim(host, executable);
+    let executable = resolved.as_deref().unwrap_or(executable);
     let mut site_dirs: Vec<PathBuf> = host
         .env_str("PYTHONPATH")
         .map(|p| std::env::split_paths(&p).filter(|d| d.is_dir()).collect())
@@ -76,6 +78,33 @@ pub fn guess(host: &Host, executable: &Path) -> Result<Layout, String> {
         site_dirs.push(PathBuf::from("/usr/lib/python3/dist-packages"));
     }
     finish(version, kind, site_dirs, executable)
+}
+
+/// `~/.pyenv/shims/python3` is a script that picks an interpreter at run
+/// time: `PYENV_VERSION`, else `.python-version` in the working directory or
+/// a parent, else `$PYENV_ROOT/version`. Follow the same choice.
+fn through_pyenv_shim(host: &Host, executable: &Path) -> Option<PathBuf> {
+    let shims = executable.parent()?;
+    if shims.file_name()? != "shims" {
+        return None;
+    }
+    let root = shims.parent()?;
+    let versions = root.join("versions");
+    if !versions.is_dir() {
+        return None;
+    }
+    let first_word = |text: String| text.split_whitespace().next().map(str::to_string);
+    let name = host
+        .env_str("PYENV_VERSION")
+        .and_then(|v| first_word(v))
+        .or_else(|| {
+            host.cwd()
+                .ancestors()
+                .find_map(|d| std::fs::read_to_string(d.join(".python-version")).ok().and_then(first_word))
+        })
+        .or_else(|| std::fs::read_to_string(root.join("version")).ok().and_then(first_word))?;
+    let candidate = versions.join(name).join("bin").join(executable.file_name()?);
+    candidate.exists().then_some(candidate)
 }
 
 fn finish(
@@ -170,6 +199,22 @@ mod tests {
         assert_eq!(l.kind, EnvKind::Uv);
         assert_eq!(l.version.unwrap().release(), &[3, 11, 7]);
         assert_eq!(l.site_dirs, vec![env.join("lib/python3.11/site-packages")]);
+    }
+
+    #[test]
+    fn a_pyenv_shim_is_followed_to_the_version_it_would_run() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join(".pyenv");
+        std::fs::create_dir_all(root.join("shims")).unwrap();
+        std::fs::write(root.join("shims/python3"), "#!/bin/bash\n").unwrap();
+        std::fs::create_dir_all(root.join("versions/3.10.14/bin")).unwrap();
+        std::fs::create_dir_all(root.join("versions/3.10.14/lib/python3.10/site-packages")).unwrap();
+        std::fs::write(root.join("versions/3.10.14/bin/python3"), "").unwrap();
+        std::fs::write(root.join("version"), "3.10.14\n").unwrap();
+        let host = Host::new("/".into(), BTreeMap::new(), t.path().into(), Duration::from_secs(1));
+        let l = guess(&host, &root.join("shims/python3")).unwrap();
+        assert_eq!(l.version.unwrap().raw(), "3.10");
+        assert_eq!(l.site_dirs, vec![root.join("versions/3.10.14/lib/python3.10/site-packages")]);
     }
 
     #[test]
