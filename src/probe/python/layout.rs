@@ -96,7 +96,7 @@ fn through_pyenv_shim(host: &Host, executable: &Path) -> Option<PathBuf> {
     let first_word = |text: String| text.split_whitespace().next().map(str::to_string);
     let name = host
         .env_str("PYENV_VERSION")
-        .and_then(|v| first_word(v))
+        .and_then(&first_word)
         .or_else(|| {
             host.cwd()
                 .ancestors()
