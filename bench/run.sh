@@ -74,10 +74,25 @@ echo "1000 distributions:  $(median_ms 20 "$BIN" --fast --python "$WORK/env1000/
 echo "healthy venv:        $(median_ms 20 "$BIN" --fast --python "$VENV/bin/python")"
 
 echo "== full check vs the imports alone (median of 10 runs, wall ms)"
-IMPORTS="import numpy, google.protobuf, onnx, onnxruntime"
-if "$VENV/bin/python" -c "import torch" 2>/dev/null; then IMPORTS="$IMPORTS, torch"; fi
-base=$(median_ms 10 "$VENV/bin/python" -c "$IMPORTS")
-full=$(median_ms 10 "$BIN" --python "$VENV/bin/python")
+# The same packages the doctor imports, where installed (it imports each
+# stack package present, torchvision and onnxscript included).
+IMPORTS="import $("$VENV/bin/python" -c '
+import importlib.util as u
+mods = ["numpy", "google.protobuf", "torch", "torchvision", "onnx", "onnxruntime", "tensorrt", "onnxscript"]
+print(", ".join(m for m in mods if u.find_spec(m.split(".")[0]) and u.find_spec(m)))')"
+# Interleave the two so machine noise hits both alike.
+read -r base full < <(python3 - "$VENV/bin/python" "$IMPORTS" "$BIN" <<'PY'
+import subprocess, sys, time, statistics
+py, imports, doctor = sys.argv[1:4]
+a, b = [], []
+for _ in range(10):
+    for cmd, ts in (([py, "-c", imports], a), ([doctor, "--python", py], b)):
+        t = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/")
+        ts.append((time.perf_counter() - t) * 1000)
+print(f"{statistics.median(a):.1f} {statistics.median(b):.1f}")
+PY
+)
 echo "python -c \"$IMPORTS\": $base"
 echo "onnx-doctor (full):  $full   (overhead $(python3 -c "print(f'{$full-$base:.1f}')") ms)"
 
