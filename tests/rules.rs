@@ -144,3 +144,33 @@ fn fail_on_warning_turns_warnings_into_a_failing_exit_code() {
     let strict = doctor().args(["--fail-on", "warning", "--snapshot"]).arg(&path).output().unwrap();
     assert_eq!(strict.status.code(), Some(1));
 }
+
+#[test]
+fn declared_requirements_are_checked_like_pip_check_with_markers_evaluated() {
+    let mut snap = snapshot("3.11.9", &[("onnx", "1.13.0"), ("protobuf", "4.21.0"), ("numpy", "1.26.4")]);
+    snap["pythons"][0]["distributions"]["found"][0]["requires"] = json!([
+        "numpy (>=1.16.6)",
+        "protobuf (<4,>=3.20.2)",
+        "typing-extensions (>=3.6.2.1); python_version < \"3.8\"",
+        "pytest; extra == \"test\""
+    ]);
+    let (code, report) = check(&snap);
+    assert_eq!(code, 0, "a declared-requirement mismatch is a warning");
+    let f = finding(&report, "declared-requirement-unmet");
+    assert_eq!(f["message"], "onnx 1.13.0 requires protobuf>=3.20.2, <4, but protobuf 4.21.0 is installed");
+    assert_eq!(f["severity"], "warning");
+    // Neither the marker-guarded nor the extra's requirement applies here.
+    assert!(
+        !finding_codes(&report).contains(&"declared-requirement-missing".to_string()),
+        "{:#}",
+        report["findings"]
+    );
+
+    snap["pythons"][0]["version"] = json!({"found": "3.7.16"});
+    let (_, report) = check(&snap);
+    let missing = finding(&report, "declared-requirement-missing");
+    assert!(
+        missing["message"].as_str().unwrap().starts_with("onnx 1.13.0 requires typing-extensions>=3.6.2.1"),
+        "{missing:#}"
+    );
+}
