@@ -100,11 +100,11 @@ echo "== compared with pip (median of 5 runs, wall ms)"
 pl=$(median_ms 5 "$VENV/bin/python" -m pip list)
 pc=$(median_ms 5 "$VENV/bin/python" -m pip check)
 fast=$(median_ms 20 "$BIN" --fast --python "$VENV/bin/python")
-echo "pip list:  $pl   (onnx-doctor --fast is $(python3 -c "print(f'{$pl/$fast:.0f}')")x faster)"
-echo "pip check: $pc   (onnx-doctor full is $(python3 -c "print(f'{$pc/$full:.1f}')")x the speed)"
+echo "pip list:  $pl   (pip list / onnx-doctor --fast = $(python3 -c "print(f'{$pl/$fast:.0f}')"))"
+echo "pip check: $pc   (onnx-doctor full / pip check = $(python3 -c "print(f'{$full/$pc:.1f}')"); the doctor also imports the stack)"
 if "$VENV/bin/python" -c "import torch" 2>/dev/null; then
   ce=$(median_ms 3 "$VENV/bin/python" -m torch.utils.collect_env)
-  echo "collect_env: $ce"
+  echo "collect_env: $ce   (onnx-doctor full / collect_env = $(python3 -c "print(f'{$full/$ce:.2f}')"))"
 fi
 
 echo "== peak memory of onnx-doctor itself (KiB, max RSS)"
