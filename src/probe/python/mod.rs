@@ -111,7 +111,12 @@ pub fn probe(host: &Host, candidate: &Candidate, watched: &BTreeSet<String>) -> 
     let mut imports: Vec<ImportProbe> = Vec::new();
     let mut failure: Option<String> = None;
 
-    while !remaining.is_empty() {
+    // Each run either finishes or removes the import it died in, so this is
+    // bounded by the stack; the counter guards against an interpreter that
+    // reports imports it was never asked for.
+    let mut runs = 0;
+    while !remaining.is_empty() && runs <= STACK.len() {
+        runs += 1;
         let mut args: Vec<OsString> = vec!["-B".into(), "-c".into(), PROBE_SCRIPT.into()];
         args.push(host.cwd().as_os_str().to_owned());
         args.extend(remaining.iter().map(OsString::from));
@@ -168,7 +173,7 @@ pub fn probe(host: &Host, candidate: &Candidate, watched: &BTreeSet<String>) -> 
         }
         // The process ended early. Blame the import that was running, if any,
         // and go on with the rest in a fresh process.
-        let Some(culprit) = run.started else {
+        let Some(culprit) = run.started.filter(|c| remaining.contains(&c.as_str())) else {
             for key in remaining.drain(..) {
                 imports.push(not_evaluated(key, format!("the probe {}", out.describe_exit())));
             }
