@@ -79,7 +79,12 @@ fn run_check(g: &GlobalArgs, matrix: &Matrix) -> Result<u8, AppError> {
         None => {
             let host = Host::from_process(g.root.clone(), Duration::from_secs_f64(g.timeout));
             let options =
-                ProbeOptions { pythons: g.python.clone(), fast: g.fast, watched: matrix.packages.clone() };
+                ProbeOptions {
+                pythons: g.python.clone(),
+                fast: g.fast,
+                watched: matrix.packages.clone(),
+                nvml_lib: g.nvml_lib.clone().map(Into::into),
+            };
             probe(&host, &options)
         }
     };

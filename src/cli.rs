@@ -68,6 +68,9 @@ pub struct GlobalArgs {
     /// Read system files (/etc, /proc, /usr/local/cuda) under this directory, e.g. a host mounted into a container.
     #[arg(long, global = true, value_name = "DIR", env = "ONNX_DOCTOR_ROOT", default_value = "/")]
     pub root: PathBuf,
+    /// Load NVML from this file instead of libnvidia-ml.so.1 (e.g. /usr/lib/wsl/lib/libnvidia-ml.so.1 under WSL).
+    #[arg(long, global = true, value_name = "PATH", env = "ONNX_DOCTOR_NVML_LIB")]
+    pub nvml_lib: Option<PathBuf>,
     /// Print the version of the doctor and of its matrix.
     #[arg(short = 'V', long)]
     pub version: bool,

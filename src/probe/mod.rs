@@ -6,10 +6,12 @@
 //! thread, and everything else happens meanwhile.
 
 pub mod dists;
+pub mod nvidia;
 pub mod python;
 pub mod system;
 
 use std::collections::BTreeSet;
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::thread;
 
@@ -24,12 +26,15 @@ pub struct ProbeOptions {
     pub fast: bool,
     /// Distributions whose `Requires-Dist` the checks need.
     pub watched: BTreeSet<String>,
+    /// `--nvml-lib`: where to load NVML from instead of `libnvidia-ml.so.1`.
+    pub nvml_lib: Option<OsString>,
 }
 
 pub fn probe(host: &Host, options: &ProbeOptions) -> Snapshot {
     let candidates = python::discovery::discover(host, &options.pythons);
-    let (system, pythons) = thread::scope(|s| {
+    let (system, pythons, mut gpu) = thread::scope(|s| {
         let system = s.spawn(|| system::probe(host));
+        let gpu = s.spawn(|| nvidia::probe_machine(host, options.nvml_lib.clone()));
         let pythons: Vec<_> = candidates
             .iter()
             .map(|c| {
@@ -44,14 +49,21 @@ pub fn probe(host: &Host, options: &ProbeOptions) -> Snapshot {
             .collect();
         let pythons: Vec<PythonEnv> =
             pythons.into_iter().map(|h| h.join().expect("python probe panicked")).collect();
-        (system.join().expect("system probe panicked"), pythons)
+        (
+            system.join().expect("system probe panicked"),
+            pythons,
+            gpu.join().expect("NVIDIA probe panicked"),
+        )
     });
+    let pythons = dedupe_by_interpreter(pythons);
+    nvidia::add_python_envs(&mut gpu, host, &pythons);
     Snapshot {
         schema_version: SCHEMA_VERSION,
         probed_by: format!("onnx-doctor {}", env!("CARGO_PKG_VERSION")),
         mode: if options.fast { ProbeMode::Fast } else { ProbeMode::Full },
         system: Probed::Found(system),
-        pythons: dedupe_by_interpreter(pythons),
+        pythons,
+        nvidia: Probed::Found(gpu),
     }
 }
 

@@ -13,6 +13,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::version::Ver;
 
+pub mod nvidia;
+
+pub use nvidia::Nvidia;
+
 /// Bumped whenever a saved snapshot would be read differently.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -49,6 +53,13 @@ pub struct Snapshot {
     pub mode: ProbeMode,
     pub system: Probed<System>,
     pub pythons: Vec<PythonEnv>,
+    /// The NVIDIA stack; absent in snapshots from before it was probed.
+    #[serde(default = "not_probed")]
+    pub nvidia: Probed<Nvidia>,
+}
+
+fn not_probed<T>() -> Probed<T> {
+    Probed::NotEvaluated("not probed".into())
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]

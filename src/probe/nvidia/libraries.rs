@@ -1,0 +1,273 @@
+//! CUDA toolkits, and every copy of the libraries that matter (CUDA
+//! runtime, cuBLAS, cuDNN, TensorRT, the driver's libcuda and NVML), with
+//! where each copy came from: the loader cache, `LD_LIBRARY_PATH`, a
+//! toolkit, a pip `nvidia-*` or TensorRT wheel in a Python environment, or
+//! a conda environment. Versions are also read from the headers that carry
+//! them (`cudnn_version.h`, `NvInferVersion.h`, `cuda_runtime_api.h`).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::host::{Host, read_bounded};
+use crate::snapshot::Probed;
+use crate::snapshot::nvidia::{HeaderVersion, LibraryCopy, Toolkit};
+use crate::version::Ver;
+
+/// File-name stems of the libraries worth listing, and their short names.
+const LIBRARIES: &[(&str, &str)] = &[
+    ("libcudart.so", "cudart"),
+    ("libcudnn.so", "cudnn"),
+    ("libcublas.so", "cublas"),
+    ("libcublasLt.so", "cublasLt"),
+    ("libnvinfer.so", "nvinfer"),
+    ("libnvrtc.so", "nvrtc"),
+    ("libcuda.so", "cuda"),
+    ("libnvidia-ml.so", "nvidia-ml"),
+];
+
+/// "libcudnn.so.9.1.0" → ("cudnn", Some(9), Some(9.1.0)).
+pub fn classify(file: &str) -> Option<(&'static str, Option<u64>, Option<Ver>)> {
+    let (stem, short) = LIBRARIES.iter().find(|(stem, _)| file.starts_with(stem))?;
+    let rest = &file[stem.len()..];
+    if !rest.is_empty() && !rest.starts_with('.') {
+        return None; // libcudnn.so-something, not ours
+    }
+    let numbers = rest.trim_start_matches('.');
+    if numbers.is_empty() {
+        return Some((short, None, None));
+    }
+    if !numbers.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let major = numbers.split('.').next().and_then(|m| m.parse().ok());
+    let version = numbers.contains('.').then(|| Ver::new(numbers));
+    Some((short, major, version))
+}
+
+/// Lists the interesting libraries in `dir`.
+pub fn scan_dir(dir: &Path, origin: &str, out: &mut Vec<LibraryCopy>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut names: Vec<String> = entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect();
+    names.sort();
+    for file in names {
+        if let Some((library, major, version)) = classify(&file) {
+            let path = dir.join(&file);
+            if out.iter().any(|c| c.path == path) {
+                continue;
+            }
+            out.push(LibraryCopy { library: library.into(), file, path, version, major, origin: origin.into() });
+        }
+    }
+}
+
+/// Keeps one entry per real file: the symlinks `libcudnn.so` →
+/// `libcudnn.so.9` → `libcudnn.so.9.1.0` are one copy, named by the most
+/// specific name, at the first origin it was seen from.
+pub fn collapse_symlinks(copies: Vec<LibraryCopy>) -> Vec<LibraryCopy> {
+    let mut by_target: BTreeMap<PathBuf, LibraryCopy> = BTreeMap::new();
+    let mut order: Vec<PathBuf> = Vec::new();
+    for c in copies {
+        let target = std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
+        match by_target.get_mut(&target) {
+            Some(kept) => {
+                if c.file.len() > kept.file.len() {
+                    kept.file = c.file;
+                    kept.version = c.version.or(kept.version.take());
+                    kept.major = c.major.or(kept.major);
+                }
+                kept.major = kept.major.or(c.major);
+            }
+            None => {
+                order.push(target.clone());
+                by_target.insert(target, c);
+            }
+        }
+    }
+    order.into_iter().filter_map(|t| by_target.remove(&t)).collect()
+}
+
+/// CUDA toolkit directories: `CUDA_HOME`, `CUDA_PATH`, `CUDA_ROOT`, then
+/// `/usr/local/cuda*` and `/opt/cuda` under the root.
+pub fn toolkits(host: &Host) -> Vec<Toolkit> {
+    let mut candidates: Vec<(PathBuf, String)> = Vec::new();
+    for var in ["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"] {
+        if let Some(v) = host.env_str(var) {
+            candidates.push((PathBuf::from(v), var.into()));
+        }
+    }
+    let local = host.system_path("/usr/local");
+    if let Ok(rd) = std::fs::read_dir(&local) {
+        let mut names: Vec<String> = rd
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n == "cuda" || n.starts_with("cuda-"))
+            .collect();
+        names.sort();
+        for n in names {
+            candidates.push((local.join(&n), format!("/usr/local/{n}")));
+        }
+    }
+    candidates.push((host.system_path("/opt/cuda"), "/opt/cuda".into()));
+
+    let mut out: Vec<Toolkit> = Vec::new();
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for (root, via) in candidates {
+        if !root.is_dir() {
+            continue;
+        }
+        let real = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
+        if seen.contains(&real) {
+            continue;
+        }
+        seen.push(real);
+        let (version, source) = match toolkit_version(host, &root) {
+            Some((v, s)) => (Probed::Found(v), Some(s)),
+            None => (Probed::NotEvaluated("no version.json, version.txt, cuda_runtime_api.h or nvcc".into()), None),
+        };
+        out.push(Toolkit { root, version, found_via: via, version_source: source });
+    }
+    out
+}
+
+fn toolkit_version(host: &Host, root: &Path) -> Option<(Ver, String)> {
+    if let Ok(text) = read_bounded(&root.join("version.json"))
+        && let Ok(json) = serde_json::from_str::<serde_json::Value>(&text)
+    {
+        for key in ["cuda", "cuda_cudart"] {
+            if let Some(v) = json.get(key).and_then(|c| c.get("version")).and_then(|v| v.as_str()) {
+                return Some((Ver::new(v), "version.json".into()));
+            }
+        }
+    }
+    if let Ok(text) = read_bounded(&root.join("version.txt"))
+        && let Some(v) = text.split_whitespace().find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+    {
+        return Some((Ver::new(v), "version.txt".into()));
+    }
+    if let Ok(text) = read_bounded(&root.join("include/cuda_runtime_api.h"))
+        && let Some(n) = define_value(&text, "CUDART_VERSION").and_then(|v| v.parse::<u64>().ok())
+    {
+        return Some((Ver::from_cuda_int(n), "include/cuda_runtime_api.h".into()));
+    }
+    let nvcc = root.join("bin/nvcc");
+    if nvcc.exists() {
+        return nvcc_version(host, &nvcc).map(|v| (v, "nvcc --version".into()));
+    }
+    None
+}
+
+/// `Cuda compilation tools, release 12.4, V12.4.131` → 12.4.131.
+pub fn nvcc_version(host: &Host, nvcc: &Path) -> Option<Ver> {
+    let out = host.run(nvcc, &[OsString::from("--version")]).ok()?;
+    parse_nvcc(&out.stdout_lossy())
+}
+
+pub fn parse_nvcc(text: &str) -> Option<Ver> {
+    let line = text.lines().find(|l| l.contains("release"))?;
+    let full = line.split_whitespace().find_map(|w| w.strip_prefix('V')).filter(|v| v.contains('.'));
+    let short = line.split("release").nth(1)?.split(',').next()?.trim();
+    Some(Ver::new(full.unwrap_or(short)))
+}
+
+/// The value of `#define NAME value`, following one level of indirection
+/// to another macro (`#define NV_TENSORRT_MAJOR TRT_MAJOR_ENTERPRISE`, as
+/// TensorRT headers do since 10.11).
+pub fn define_value(text: &str, name: &str) -> Option<String> {
+    let lookup = |n: &str| {
+        text.lines().find_map(|l| {
+            let mut w = l.split_whitespace();
+            (w.next()? == "#define" && w.next()? == n).then(|| w.next().map(str::to_string)).flatten()
+        })
+    };
+    let mut value = lookup(name)?;
+    for _ in 0..4 {
+        let v = value.trim_matches(|c| c == '(' || c == ')').trim_end_matches(['U', 'L', 'u', 'l']);
+        if v.chars().all(|c| c.is_ascii_digit()) && !v.is_empty() {
+            return Some(v.to_string());
+        }
+        value = lookup(v)?;
+    }
+    None
+}
+
+/// cuDNN's version from `cudnn_version.h` (8 and later) or `cudnn.h` (7 and
+/// earlier): the three defines, never the encoded CUDNN_VERSION (its
+/// multiplier changed between 8 and 9).
+pub fn cudnn_header_version(text: &str) -> Option<Ver> {
+    let major = define_value(text, "CUDNN_MAJOR")?;
+    let minor = define_value(text, "CUDNN_MINOR")?;
+    let patch = define_value(text, "CUDNN_PATCHLEVEL")?;
+    Some(Ver::new(format!("{major}.{minor}.{patch}")))
+}
+
+pub fn tensorrt_header_version(text: &str) -> Option<Ver> {
+    let major = define_value(text, "NV_TENSORRT_MAJOR")?;
+    let minor = define_value(text, "NV_TENSORRT_MINOR")?;
+    let patch = define_value(text, "NV_TENSORRT_PATCH")?;
+    let build = define_value(text, "NV_TENSORRT_BUILD").unwrap_or_else(|| "0".into());
+    Some(Ver::new(format!("{major}.{minor}.{patch}.{build}")))
+}
+
+/// Reads the version headers found in `include_dirs`.
+pub fn headers(include_dirs: &[PathBuf]) -> Vec<HeaderVersion> {
+    let mut out = Vec::new();
+    for dir in include_dirs {
+        for (file, component, parse) in [
+            ("cudnn_version.h", "cudnn", cudnn_header_version as fn(&str) -> Option<Ver>),
+            ("cudnn.h", "cudnn", cudnn_header_version),
+            ("NvInferVersion.h", "tensorrt", tensorrt_header_version),
+        ] {
+            let path = dir.join(file);
+            if out.iter().any(|h: &HeaderVersion| h.component == component && h.path.parent() == Some(dir)) {
+                continue; // cudnn_version.h already read for this directory
+            }
+            if let Ok(text) = read_bounded(&path)
+                && let Some(version) = parse(&text)
+            {
+                out.push(HeaderVersion { component: component.into(), version, path });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn library_file_names_give_library_major_and_version() {
+        let (lib, major, version) = classify("libcudnn.so.9.1.0").unwrap();
+        assert_eq!((lib, major, version.unwrap().raw().to_string()), ("cudnn", Some(9), "9.1.0".into()));
+        assert_eq!(classify("libcudart.so.12").map(|c| (c.0, c.1)), Some(("cudart", Some(12))));
+        assert_eq!(classify("libcuda.so.535.104.05").unwrap().2.unwrap().raw(), "535.104.05");
+        assert!(classify("libcudnn_ops.so.9").is_none());
+        assert!(classify("libcudart.so.12.debug").is_none());
+    }
+
+    #[test]
+    fn cudnn_headers_of_both_eras_are_read_from_their_defines() {
+        let v9 = "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n#define CUDNN_VERSION (CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)\n";
+        assert_eq!(cudnn_header_version(v9).unwrap().raw(), "9.1.0");
+        let v7 = "/* cudnn.h */\n#define CUDNN_MAJOR      7\n#define CUDNN_MINOR      6\n#define CUDNN_PATCHLEVEL 5\n";
+        assert_eq!(cudnn_header_version(v7).unwrap().raw(), "7.6.5");
+    }
+
+    #[test]
+    fn tensorrt_headers_with_enterprise_indirection_are_resolved() {
+        let h = "#define TRT_MAJOR_ENTERPRISE 10\n#define TRT_MINOR_ENTERPRISE 11\n#define TRT_PATCH_ENTERPRISE 0\n#define TRT_BUILD_ENTERPRISE 33\n\
+                 #define NV_TENSORRT_MAJOR TRT_MAJOR_ENTERPRISE //!< TensorRT major version.\n#define NV_TENSORRT_MINOR TRT_MINOR_ENTERPRISE\n\
+                 #define NV_TENSORRT_PATCH TRT_PATCH_ENTERPRISE\n#define NV_TENSORRT_BUILD TRT_BUILD_ENTERPRISE\n";
+        assert_eq!(tensorrt_header_version(h).unwrap().raw(), "10.11.0.33");
+        let old = "#define NV_TENSORRT_MAJOR 8\n#define NV_TENSORRT_MINOR 6\n#define NV_TENSORRT_PATCH 1\n#define NV_TENSORRT_BUILD 6\n";
+        assert_eq!(tensorrt_header_version(old).unwrap().raw(), "8.6.1.6");
+        assert!(tensorrt_header_version("#define NV_TENSORRT_MAJOR A\n#define A B\n#define B A\n").is_none());
+    }
+
+    #[test]
+    fn nvcc_output_gives_the_full_toolkit_version() {
+        let out = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.4, V12.4.131\nBuild cuda_12.4.r12.4/compiler.34097967_0\n";
+        assert_eq!(parse_nvcc(out).unwrap().raw(), "12.4.131");
+        assert!(parse_nvcc("garbage").is_none());
+    }
+}

@@ -1,0 +1,279 @@
+//! The NVIDIA stack: driver and GPUs (NVML, then the kernel module's
+//! version file, then nvidia-smi), CUDA toolkits, every copy of the CUDA,
+//! cuDNN and TensorRT libraries, and how the loader would resolve the GPU
+//! libraries of the installed Python packages.
+//!
+//! The machine-wide part runs in parallel with the Python probe; the part
+//! that needs the Python environments' site directories (pip `nvidia-*`
+//! wheels, onnxruntime's CUDA provider, torch's CUDA library) runs after it,
+//! and reads files only.
+
+pub mod driver;
+pub mod elf;
+pub mod ldcache;
+pub mod libraries;
+pub mod nvml;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::host::Host;
+use crate::snapshot::nvidia::{ContainerGpu, LinkReport, Nvidia, NvmlState};
+use crate::snapshot::{Probed, PythonEnv};
+
+/// The part of the probe that needs nothing from Python.
+pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
+    let answer = nvml::probe(nvml_lib, host.timeout());
+    let kernel_module = match host.read_system_file("/proc/driver/nvidia/version") {
+        Ok(text) => match driver::parse_proc_version(&text) {
+            Some(v) => Probed::Found(v),
+            None => Probed::NotEvaluated("/proc/driver/nvidia/version has no version".into()),
+        },
+        Err(_) => Probed::NotEvaluated("no /proc/driver/nvidia/version (the NVIDIA kernel module is not loaded)".into()),
+    };
+
+    let (mut driver, mut gpus) = match (answer.driver, answer.gpus) {
+        (Some(d), g) => (
+            Probed::Found(d),
+            g.map_or_else(|| Probed::NotEvaluated("NVML did not list the GPUs".into()), Probed::Found),
+        ),
+        (None, _) => {
+            let why = answer.state.describe();
+            (Probed::NotEvaluated(why.clone()), Probed::NotEvaluated(why))
+        }
+    };
+    if driver.found().is_none() {
+        // Fallbacks, in order: nvidia-smi's query interface, then the kernel module.
+        match driver::query_nvidia_smi(host) {
+            Ok((d, g)) => {
+                if let Some(d) = d {
+                    driver = Probed::Found(d);
+                }
+                gpus = Probed::Found(g);
+            }
+            Err(why) => {
+                if let Probed::NotEvaluated(r) = &mut gpus {
+                    r.push_str(&format!("; {why}"));
+                }
+            }
+        }
+    }
+    if driver.found().is_none()
+        && let Probed::Found(v) = &kernel_module
+    {
+        driver = Probed::Found(crate::snapshot::nvidia::Driver {
+            version: v.clone(),
+            max_cuda: None,
+            source: "/proc/driver/nvidia/version".into(),
+        });
+    }
+
+    let search = search_path(host);
+    let mut copies = Vec::new();
+    for (soname, path) in &search.cache {
+        if libraries::classify(soname).is_some()
+            && let Some(dir) = path.parent()
+        {
+            libraries::scan_dir(dir, "loader cache", &mut copies);
+        }
+    }
+    for dir in &search.ld_library_path {
+        libraries::scan_dir(dir, "LD_LIBRARY_PATH", &mut copies);
+    }
+    let toolkits = libraries::toolkits(host);
+    let mut include_dirs = Vec::new();
+    for t in &toolkits {
+        for lib in ["lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib", "compat"] {
+            libraries::scan_dir(&t.root.join(lib), &format!("CUDA toolkit {}", t.root.display()), &mut copies);
+        }
+        include_dirs.push(t.root.join("include"));
+    }
+    for dir in ["/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/include/aarch64-linux-gnu"] {
+        include_dirs.push(host.system_path(dir));
+    }
+    for trt in glob_dirs(&host.system_path("/usr/local"), "TensorRT").into_iter().chain([host.system_path("/opt/tensorrt")]) {
+        libraries::scan_dir(&trt.join("lib"), &format!("TensorRT {}", trt.display()), &mut copies);
+        include_dirs.push(trt.join("include"));
+    }
+    if let Some(conda) = host.env_str("CONDA_PREFIX") {
+        let prefix = PathBuf::from(conda);
+        if prefix.join("conda-meta").is_dir() {
+            libraries::scan_dir(&prefix.join("lib"), &format!("conda environment {}", prefix.display()), &mut copies);
+            include_dirs.push(prefix.join("include"));
+        }
+    }
+
+    let container = ContainerGpu {
+        visible_devices: host.env_str("NVIDIA_VISIBLE_DEVICES"),
+        driver_capabilities: host.env_str("NVIDIA_DRIVER_CAPABILITIES"),
+        compat_libraries: copies
+            .iter()
+            .filter(|c| c.library == "cuda" && c.path.components().any(|p| p.as_os_str() == "compat"))
+            .filter(|c| c.origin == "LD_LIBRARY_PATH" || c.origin == "loader cache")
+            .map(|c| c.path.clone())
+            .collect(),
+    };
+
+    Nvidia {
+        nvml: answer.state,
+        driver,
+        kernel_module,
+        gpus,
+        toolkits,
+        libraries: copies,
+        headers: libraries::headers(&include_dirs),
+        links: Vec::new(),
+        container,
+    }
+}
+
+/// Adds what lives inside the Python environments: pip wheels of CUDA,
+/// cuDNN and TensorRT, and the loader's view of the GPU libraries of
+/// onnxruntime, torch and TensorRT.
+pub fn add_python_envs(nvidia: &mut Nvidia, host: &Host, pythons: &[PythonEnv]) {
+    let mut wheel_dirs: Vec<PathBuf> = Vec::new();
+    let mut include_dirs = Vec::new();
+    for env in pythons {
+        for site in &env.site_dirs {
+            let origin = format!("pip wheel in {}", site.display());
+            for dir in wheel_library_dirs(site) {
+                libraries::scan_dir(&dir, &origin, &mut nvidia.libraries);
+                wheel_dirs.push(dir);
+            }
+            include_dirs.extend(glob_dirs(&site.join("nvidia"), "").into_iter().map(|d| d.join("include")));
+        }
+    }
+    nvidia.headers.extend(libraries::headers(&include_dirs));
+    nvidia.libraries = libraries::collapse_symlinks(std::mem::take(&mut nvidia.libraries));
+
+    let search = search_path(host);
+    let mut elsewhere: Vec<PathBuf> =
+        nvidia.libraries.iter().filter_map(|c| c.path.parent().map(Path::to_path_buf)).collect();
+    elsewhere.extend(wheel_dirs);
+    elsewhere.sort();
+    elsewhere.dedup();
+    for env in pythons {
+        for site in &env.site_dirs {
+            for (role, library) in link_targets(site) {
+                nvidia.links.push(match elf::resolve(&library, &search) {
+                    Ok(walk) => LinkReport {
+                        role: role.into(),
+                        unresolved: elf::unresolved_with_hints(&walk, &elsewhere),
+                        resolved: walk.resolved,
+                        library,
+                        python: Some(env.label()),
+                    },
+                    Err(e) => LinkReport {
+                        role: role.into(),
+                        library,
+                        python: Some(env.label()),
+                        resolved: Vec::new(),
+                        unresolved: vec![crate::snapshot::nvidia::Unresolved {
+                            soname: format!("(unreadable: {e})"),
+                            needed_by: PathBuf::new(),
+                            available_in: Vec::new(),
+                        }],
+                    },
+                });
+            }
+        }
+    }
+}
+
+/// `site-packages/nvidia/<lib>/lib` (CUDA 12 wheels), `nvidia/cu13/lib`
+/// (CUDA 13 wheels), `tensorrt_libs`, and torch's own `lib`.
+fn wheel_library_dirs(site: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = glob_dirs(&site.join("nvidia"), "").into_iter().map(|d| d.join("lib")).collect();
+    dirs.push(site.join("tensorrt_libs"));
+    dirs.push(site.join("torch/lib"));
+    dirs.retain(|d| d.is_dir());
+    dirs
+}
+
+/// The libraries that decide whether GPU inference works.
+fn link_targets(site: &Path) -> Vec<(&'static str, PathBuf)> {
+    let mut out = Vec::new();
+    for (role, rel) in [
+        ("onnxruntime-cuda-provider", "onnxruntime/capi/libonnxruntime_providers_cuda.so"),
+        ("onnxruntime-tensorrt-provider", "onnxruntime/capi/libonnxruntime_providers_tensorrt.so"),
+        ("torch-cuda", "torch/lib/libtorch_cuda.so"),
+    ] {
+        let p = site.join(rel);
+        if p.is_file() {
+            out.push((role, p));
+        }
+    }
+    let mut trt: Vec<PathBuf> = std::fs::read_dir(site.join("tensorrt_libs"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("libnvinfer.so.")))
+                .collect()
+        })
+        .unwrap_or_default();
+    trt.sort();
+    if let Some(p) = trt.into_iter().next() {
+        out.push(("tensorrt", p));
+    }
+    out
+}
+
+fn glob_dirs(parent: &Path, prefix: &str) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(parent) else { return Vec::new() };
+    let mut dirs: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir() && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(prefix)))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn is_system_leaf(soname: &str) -> bool {
+    ["libc.so", "libm.so", "libdl.so", "librt.so", "libpthread.so", "ld-linux", "libgcc_s.so", "libstdc++.so"]
+        .iter()
+        .any(|p| soname.starts_with(p))
+}
+
+fn search_path(host: &Host) -> elf::SearchPath {
+    let cache: BTreeMap<String, PathBuf> = std::fs::read(host.system_path("/etc/ld.so.cache"))
+        .map(|bytes| {
+            let mut map = BTreeMap::new();
+            for e in ldcache::parse(&bytes) {
+                let rooted = host.system_path(&e.path.to_string_lossy());
+                map.entry(e.soname).or_insert(rooted);
+            }
+            map
+        })
+        .unwrap_or_default();
+    let ld_library_path = host
+        .env_str("LD_LIBRARY_PATH")
+        .map(|v| std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect())
+        .unwrap_or_default();
+    let defaults = [
+        "/lib",
+        "/usr/lib",
+        "/lib64",
+        "/usr/lib64",
+        "/lib/x86_64-linux-gnu",
+        "/usr/lib/x86_64-linux-gnu",
+        "/lib/aarch64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu",
+    ]
+    .iter()
+    .map(|d| host.system_path(d))
+    .collect();
+    elf::SearchPath { ld_library_path, cache, defaults, leaf: is_system_leaf }
+}
+
+/// Used by reports: the NVML state in one word for facts.
+pub fn nvml_word(state: &NvmlState) -> &'static str {
+    match state {
+        NvmlState::Ok => "ok",
+        NvmlState::NoLibrary { .. } => "no_library",
+        NvmlState::DriverNotLoaded => "driver_not_loaded",
+        NvmlState::NoPermission => "no_permission",
+        NvmlState::VersionMismatch => "version_mismatch",
+        NvmlState::Hung { .. } => "hung",
+        NvmlState::Error { .. } => "error",
+    }
+}

@@ -1,0 +1,178 @@
+//! Facts about the NVIDIA stack: driver, GPUs, CUDA, cuDNN, TensorRT, and
+//! which copy of each library a process would actually load.
+//!
+//! "Installed is not loaded": every library copy is listed with where it
+//! was found, and for the libraries that decide whether GPU inference works
+//! (onnxruntime's CUDA provider, torch's CUDA library, TensorRT) the snapshot
+//! also records how the dynamic loader would resolve each dependency.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::Probed;
+use crate::version::Ver;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Nvidia {
+    /// What NVML said, or why it could not be asked.
+    pub nvml: NvmlState,
+    /// The driver, from NVML or its fallbacks.
+    pub driver: Probed<Driver>,
+    /// The kernel module's version, from `/proc/driver/nvidia/version`.
+    pub kernel_module: Probed<Ver>,
+    pub gpus: Probed<Vec<Gpu>>,
+    /// CUDA toolkits on disk (`/usr/local/cuda*`, `CUDA_HOME`).
+    #[serde(default)]
+    pub toolkits: Vec<Toolkit>,
+    /// Every copy of the CUDA runtime, cuDNN, cuBLAS, TensorRT libraries found.
+    #[serde(default)]
+    pub libraries: Vec<LibraryCopy>,
+    /// Versions read from headers (`cudnn_version.h`, `NvInferVersion.h`).
+    #[serde(default)]
+    pub headers: Vec<HeaderVersion>,
+    /// How the loader resolves the GPU libraries of installed packages.
+    #[serde(default)]
+    pub links: Vec<LinkReport>,
+    #[serde(default)]
+    pub container: ContainerGpu,
+}
+
+/// The outcome of asking NVML (`libnvidia-ml.so.1`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum NvmlState {
+    Ok,
+    /// The library is not there: no driver, or a container started
+    /// without GPU access.
+    NoLibrary { detail: String },
+    DriverNotLoaded,
+    NoPermission,
+    /// The user-space library and the kernel module differ: the driver
+    /// was upgraded and the machine not rebooted.
+    VersionMismatch,
+    /// An NVML call did not return within the timeout.
+    Hung { seconds: f64 },
+    Error { detail: String },
+}
+
+impl NvmlState {
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Ok => "NVML answered".into(),
+            Self::NoLibrary { detail } => format!("no NVML library ({detail})"),
+            Self::DriverNotLoaded => "the NVIDIA kernel driver is not loaded".into(),
+            Self::NoPermission => "no permission to talk to the NVIDIA driver".into(),
+            Self::VersionMismatch => "driver/library version mismatch".into(),
+            Self::Hung { seconds } => format!("NVML did not answer within {seconds:.1} s"),
+            Self::Error { detail } => format!("NVML failed: {detail}"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Driver {
+    /// "535.104.05".
+    pub version: Ver,
+    /// The highest CUDA version this driver supports (not an installed
+    /// toolkit): NVML's cudaDriverVersion, or nvidia-smi's "CUDA Version".
+    pub max_cuda: Option<Ver>,
+    /// "nvml", "/proc/driver/nvidia/version", "nvidia-smi".
+    pub source: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Gpu {
+    pub index: u32,
+    pub name: String,
+    /// "8.6", "12.0".
+    pub compute_capability: Option<Ver>,
+    pub architecture: Option<String>,
+    pub memory_mib: Option<u64>,
+    /// Redactable in reports.
+    pub uuid: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Toolkit {
+    pub root: PathBuf,
+    pub version: Probed<Ver>,
+    /// Why this directory was looked at ("CUDA_HOME", "/usr/local/cuda").
+    pub found_via: String,
+    /// The file or command the version came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version_source: Option<String>,
+}
+
+/// One copy of a library on disk.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LibraryCopy {
+    /// "cudart", "cudnn", "cublas", "nvinfer", "nvidia-ml", "cuda".
+    pub library: String,
+    /// The file name ("libcudnn.so.9", "libcudart.so.12.4.127").
+    pub file: String,
+    pub path: PathBuf,
+    /// The version the file name carries, when it carries more than a major.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<Ver>,
+    /// The soname major (`9` for libcudnn.so.9), when the name has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub major: Option<u64>,
+    /// "loader cache", "LD_LIBRARY_PATH", "CUDA toolkit /usr/local/cuda-12.4",
+    /// "pip wheel in /venv/lib/python3.11/site-packages", "conda".
+    pub origin: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct HeaderVersion {
+    /// "cudnn", "tensorrt", "cuda".
+    pub component: String,
+    pub version: Ver,
+    pub path: PathBuf,
+}
+
+/// How the dynamic loader would resolve one library's dependencies.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LinkReport {
+    /// "onnxruntime-cuda-provider", "onnxruntime-tensorrt-provider",
+    /// "torch-cuda", "tensorrt".
+    pub role: String,
+    pub library: PathBuf,
+    /// The Python environment it belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<String>,
+    /// Direct and indirect dependencies, each once.
+    pub resolved: Vec<Resolution>,
+    /// Sonames no search step found.
+    pub unresolved: Vec<Unresolved>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Resolution {
+    pub soname: String,
+    pub path: PathBuf,
+    /// "RUNPATH", "RPATH", "LD_LIBRARY_PATH", "loader cache", "default directory".
+    pub via: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Unresolved {
+    pub soname: String,
+    /// The file that needs it.
+    pub needed_by: PathBuf,
+    /// Copies that exist but are not on the loader's path (a pip
+    /// `nvidia-*` wheel, say), which is what the fix points at.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub available_in: Vec<PathBuf>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ContainerGpu {
+    /// `NVIDIA_VISIBLE_DEVICES`.
+    pub visible_devices: Option<String>,
+    /// `NVIDIA_DRIVER_CAPABILITIES`.
+    pub driver_capabilities: Option<String>,
+    /// Forward-compatibility libcuda copies (`cuda-compat`) on the loader path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compat_libraries: Vec<PathBuf>,
+}
