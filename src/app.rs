@@ -78,8 +78,7 @@ fn run_check(g: &GlobalArgs, matrix: &Matrix) -> Result<u8, AppError> {
         Some(path) => read_snapshot(path)?,
         None => {
             let host = Host::from_process(g.root.clone(), Duration::from_secs_f64(g.timeout));
-            let options =
-                ProbeOptions {
+            let options = ProbeOptions {
                 pythons: g.python.clone(),
                 fast: g.fast,
                 watched: matrix.packages.clone(),
@@ -179,7 +178,8 @@ fn run_explain(g: &GlobalArgs, matrix: &Matrix, code: &str) -> Result<u8, AppErr
                     s.push_str(&format!("  {} {}\n", c.fact, c.condition));
                 }
                 if let Some(t) = lookup {
-                    s.push_str(&format!("  (looking up table {t})\n"));
+                    let by = t.by.as_deref().map(|b| format!(" by {b}")).unwrap_or_default();
+                    s.push_str(&format!("  (looking up table {}{by})\n", t.table));
                 }
                 if !require.is_empty() {
                     s.push_str("and any of these does not hold:\n");

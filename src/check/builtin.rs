@@ -119,6 +119,8 @@ pub(super) fn check_env(
         }
     }
 
+    check_links(j, snapshot, env, matrix);
+
     let Probed::Found(dists) = &env.distributions else { return };
 
     // Second copies of watched packages further down sys.path.
@@ -217,7 +219,162 @@ pub(super) fn check_env(
     }
 }
 
+/// The GPU libraries of this environment's packages whose dependencies the
+/// loader cannot find.
+fn check_links(j: &mut Judgement, snapshot: &Snapshot, env: &PythonEnv, matrix: &Matrix) {
+    let Probed::Found(nvidia) = &snapshot.nvidia else { return };
+    let Some(rule) = matrix.rule("gpu-library-cannot-load") else { return };
+    let subject = Some(env.label());
+    // In a container without a driver the runtime mounts these from the host.
+    let no_driver = nvidia.driver.found().is_none();
+    for link in nvidia.links.iter().filter(|l| l.python.as_deref() == Some(env.label().as_str())) {
+        let missing: Vec<_> = link
+            .unresolved
+            .iter()
+            .filter(|u| !(no_driver && (u.soname == "libcuda.so.1" || u.soname == "libnvidia-ml.so.1")))
+            .collect();
+        if missing.is_empty() {
+            outcome(j, &rule.code, &subject, Outcome::Passed);
+            continue;
+        }
+        let names: Vec<&str> = missing.iter().map(|u| u.soname.as_str()).collect();
+        let mut dirs: Vec<String> = missing
+            .iter()
+            .flat_map(|u| u.available_in.iter().filter_map(|p| p.parent().map(|d| d.display().to_string())))
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        let (what, consequence, component) = match link.role.as_str() {
+            "onnxruntime-cuda-provider" => (
+                "onnxruntime-gpu's CUDA provider",
+                "onnxruntime will silently run on the CPU: CUDAExecutionProvider is listed as available, but creating a session with it logs \"Failed to load library libonnxruntime_providers_cuda.so\" and falls back.",
+                Component::Onnxruntime,
+            ),
+            "onnxruntime-tensorrt-provider" => (
+                "onnxruntime-gpu's TensorRT provider",
+                "TensorrtExecutionProvider cannot be used; sessions fall back to CUDA or the CPU.",
+                Component::Onnxruntime,
+            ),
+            "torch-cuda" => (
+                "torch's CUDA library",
+                "torch cannot use the GPU: import torch fails or torch.cuda.is_available() is False.",
+                Component::Torch,
+            ),
+            _ => ("TensorRT", "TensorRT cannot be loaded.", Component::Tensorrt),
+        };
+        let mut fixes = Vec::new();
+        if !dirs.is_empty() {
+            fixes.push(format!("export LD_LIBRARY_PATH={}:$LD_LIBRARY_PATH", dirs.join(":")));
+            if component == Component::Onnxruntime {
+                fixes.push("import torch before onnxruntime, or call onnxruntime.preload_dlls() first (onnxruntime 1.21 and later)".into());
+            }
+        }
+        match component {
+            Component::Onnxruntime => {
+                let version = env.distribution("onnxruntime-gpu").map(|d| d.version.raw().to_string());
+                fixes.push(match version {
+                    Some(v) => format!("python -m pip install \"onnxruntime-gpu[cuda,cudnn]=={v}\"   # pip-installed CUDA and cuDNN (onnxruntime 1.21 and later)"),
+                    None => "python -m pip install \"onnxruntime-gpu[cuda,cudnn]\"".into(),
+                });
+            }
+            Component::Torch => fixes.push("python -m pip install --force-reinstall torch".into()),
+            _ => fixes.push("python -m pip install --force-reinstall tensorrt".into()),
+        }
+        let mut f = builtin_finding(
+            rule,
+            Some(env),
+            &[
+                ("what", format!("{what} ({})", link.library.display())),
+                ("missing", names.join(", ")),
+                ("consequence", consequence.to_string()),
+                ("fix", String::new()),
+            ],
+        );
+        f.fixes = fixes;
+        for c in [component, Component::Cuda] {
+            if !f.components.contains(&c) {
+                f.components.push(c);
+            }
+        }
+        if names.iter().any(|n| n.starts_with("libcudnn")) && !f.components.contains(&Component::Cudnn) {
+            f.components.push(Component::Cudnn);
+        }
+        f.evidence = missing
+            .iter()
+            .map(|u| {
+                let at = if u.available_in.is_empty() {
+                    "no copy found anywhere".to_string()
+                } else {
+                    format!(
+                        "a copy exists at {}",
+                        u.available_in.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+                    )
+                };
+                format!("{} needed by {}: {at}", u.soname, u.needed_by.display())
+            })
+            .collect();
+        j.findings.push(f);
+        outcome(j, &rule.code, &subject, Outcome::Fired);
+    }
+}
+
+/// Engines are tied to the TensorRT that built them: several versions on
+/// one machine is worth knowing.
+fn check_tensorrt_copies(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
+    let Some(rule) = matrix.rule("tensorrt-several-versions") else { return };
+    let mut seen: Vec<(String, String)> = Vec::new(); // (major.minor or major, where)
+    let mut add = |v: &crate::version::Ver, major: Option<u64>, place: String| {
+        let key = match v.release() {
+            [a, b, ..] => format!("{a}.{b}"),
+            [a] => a.to_string(),
+            [] => major.map(|m| m.to_string()).unwrap_or_default(),
+        };
+        if !key.is_empty() {
+            seen.push((key, place));
+        }
+    };
+    if let Probed::Found(n) = &snapshot.nvidia {
+        for lib in n.libraries.iter().filter(|l| l.library == "nvinfer") {
+            let v = lib.version.clone().unwrap_or_else(|| crate::version::Ver::new(""));
+            add(&v, lib.major, lib.path.display().to_string());
+        }
+        for h in n.headers.iter().filter(|h| h.component == "tensorrt") {
+            add(&h.version, None, h.path.display().to_string());
+        }
+    }
+    for env in &snapshot.pythons {
+        if let Some(d) = env.provider("tensorrt") {
+            add(&d.version, None, format!("{} {} in {}", d.name, d.version, d.location.display()));
+        }
+    }
+    // A major alone ("10", from libnvinfer.so.10) agrees with any 10.x.
+    let mut distinct: Vec<&str> = Vec::new();
+    for (k, _) in &seen {
+        let major = k.split('.').next().unwrap_or(k);
+        let clash = distinct.iter().any(|d| {
+            let dm = d.split('.').next().unwrap_or(d);
+            dm == major && (d == k || !d.contains('.') || !k.contains('.'))
+        });
+        if !clash {
+            distinct.push(k);
+        }
+    }
+    if distinct.len() < 2 {
+        if !seen.is_empty() {
+            outcome(j, &rule.code, &None, Outcome::Passed);
+        }
+        return;
+    }
+    let places: Vec<String> = seen.iter().map(|(k, p)| format!("{k}: {p}")).collect();
+    let mut f =
+        builtin_finding(rule, None, &[("versions", distinct.join(", ")), ("places", places.join("; "))]);
+    f.evidence = places;
+    j.findings.push(f);
+    outcome(j, &rule.code, &None, Outcome::Fired);
+}
+
 pub(super) fn check_machine(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
+    check_tensorrt_copies(j, snapshot, matrix);
     if snapshot.pythons.is_empty()
         && let Some(rule) = matrix.rule("no-python-found")
     {

@@ -20,7 +20,8 @@
 //! not evaluate", never as a pass.
 
 use crate::probe::python::STACK;
-use crate::snapshot::{ImportStatus, Probed, PythonEnv, Snapshot, System};
+use crate::snapshot::nvidia::{Gpu, NvmlState};
+use crate::snapshot::{ImportStatus, Nvidia, Probed, PythonEnv, Snapshot, System};
 use crate::version::Ver;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -47,12 +48,25 @@ impl Fact {
 pub struct Facts<'a> {
     pub system: Option<&'a System>,
     pub system_reason: Option<&'a str>,
+    pub nvidia: &'a Probed<Nvidia>,
     pub env: Option<&'a PythonEnv>,
+}
+
+/// Facts of the machine rather than of one Python environment: a rule
+/// that names only these is judged once.
+pub fn is_machine_fact(key: &str) -> bool {
+    matches!(key, "os" | "arch" | "glibc" | "kernel" | "container" | "driver" | "nvml")
+        || ["driver.", "gpu.", "cuda.", "container."].iter().any(|p| key.starts_with(p))
 }
 
 impl<'a> Facts<'a> {
     pub fn for_env(snapshot: &'a Snapshot, env: Option<&'a PythonEnv>) -> Self {
-        Self { system: snapshot.system.found(), system_reason: snapshot.system.reason(), env }
+        Self {
+            system: snapshot.system.found(),
+            system_reason: snapshot.system.reason(),
+            nvidia: &snapshot.nvidia,
+            env,
+        }
     }
 
     pub fn get(&self, key: &str) -> Fact {
@@ -68,6 +82,9 @@ impl<'a> Facts<'a> {
             return last;
         }
         if let Some(f) = self.system_fact(key) {
+            return f;
+        }
+        if let Some(f) = self.nvidia_fact(key) {
             return f;
         }
         let Some(env) = self.env else {
@@ -100,6 +117,65 @@ impl<'a> Facts<'a> {
             "kernel" => pick(|s| probed_text(&s.kernel)),
             "container" => pick(|s| s.container.clone().map_or(Fact::Absent, Fact::Text)),
             _ => return None,
+        })
+    }
+
+    fn nvidia_fact(&self, key: &str) -> Option<Fact> {
+        if !is_machine_fact(key) {
+            return None;
+        }
+        let n = match self.nvidia {
+            Probed::Found(n) => n,
+            Probed::NotEvaluated(r) => return Some(Fact::Unknown(r.clone())),
+        };
+        let list = |gpus: &Probed<Vec<Gpu>>, f: fn(&Gpu) -> Option<String>| match gpus {
+            Probed::Found(g) if g.is_empty() => Fact::Absent,
+            Probed::Found(g) => Fact::List(g.iter().filter_map(f).collect()),
+            Probed::NotEvaluated(r) => Fact::Unknown(r.clone()),
+        };
+        Some(match key {
+            "nvml" => Fact::Text(crate::probe::nvidia::nvml_word(&n.nvml).into()),
+            "driver" => match &n.driver {
+                Probed::Found(d) => Fact::Text(d.version.raw().into()),
+                // No driver anywhere is a fact ("absent"); a driver that
+                // could not be read is not.
+                Probed::NotEvaluated(r) if driver_missing(n) => {
+                    let _ = r;
+                    Fact::Absent
+                }
+                Probed::NotEvaluated(r) => Fact::Unknown(r.clone()),
+            },
+            "driver.max_cuda" => match &n.driver {
+                Probed::Found(d) => d.max_cuda.as_ref().map_or(Fact::Absent, |v| Fact::Text(v.raw().into())),
+                Probed::NotEvaluated(r) => Fact::Unknown(r.clone()),
+            },
+            "driver.source" => n.driver.found().map_or(Fact::Absent, |d| Fact::Text(d.source.clone())),
+            "driver.kernel_module" => match &n.kernel_module {
+                Probed::Found(v) => Fact::Text(v.raw().into()),
+                Probed::NotEvaluated(_) => Fact::Absent,
+            },
+            "gpu.compute_capability" => {
+                list(&n.gpus, |g| g.compute_capability.as_ref().map(|v| v.raw().to_string()))
+            }
+            "gpu.name" => list(&n.gpus, |g| Some(g.name.clone())),
+            "gpu.architecture" => list(&n.gpus, |g| g.architecture.clone()),
+            "gpu.count" => match &n.gpus {
+                Probed::Found(g) => Fact::Text(g.len().to_string()),
+                Probed::NotEvaluated(r) => Fact::Unknown(r.clone()),
+            },
+            "cuda.toolkit" => n
+                .toolkits
+                .iter()
+                .find_map(|t| t.version.found())
+                .map_or(Fact::Absent, |v| Fact::Text(v.raw().into())),
+            "container.compat" => {
+                if n.container.compat_libraries.is_empty() {
+                    Fact::Absent
+                } else {
+                    Fact::List(n.container.compat_libraries.iter().map(|p| p.display().to_string()).collect())
+                }
+            }
+            other => Fact::Unknown(format!("no NVIDIA fact is called `{other}`")),
         })
     }
 
@@ -149,6 +225,13 @@ impl<'a> Facts<'a> {
         }
         None
     }
+}
+
+/// No NVML library and no kernel module: there is no driver on this
+/// machine (or none visible in this container), which rules can judge.
+fn driver_missing(n: &Nvidia) -> bool {
+    matches!(n.nvml, NvmlState::NoLibrary { .. } | NvmlState::DriverNotLoaded)
+        && n.kernel_module.found().is_none()
 }
 
 fn distribution_version<'e>(env: &'e PythonEnv, name: &str) -> Result<&'e Ver, Fact> {

@@ -11,11 +11,11 @@
 
 mod builtin;
 pub mod facts;
-mod template;
+pub(crate) mod template;
 
 use serde::{Deserialize, Serialize};
 
-use crate::matrix::{Clause, Component, Condition, Matrix, Row, Rule, RuleKind, Severity};
+use crate::matrix::{Clause, Component, Condition, Matrix, Row, Rule, RuleKind, Severity, Table};
 use crate::snapshot::{PythonEnv, Snapshot};
 use crate::version::Ver;
 
@@ -71,7 +71,7 @@ pub fn check(snapshot: &Snapshot, matrix: &Matrix) -> Judgement {
     let data_rules: Vec<&Rule> =
         matrix.rules.iter().filter(|r| matches!(r.kind, RuleKind::Facts { .. })).collect();
 
-    for rule in data_rules.iter().filter(|r| is_machine_rule(r)) {
+    for rule in data_rules.iter().filter(|r| is_machine_rule(r, matrix)) {
         let facts = Facts::for_env(snapshot, None);
         record(&mut j, rule, None, evaluate(rule, &facts, matrix));
     }
@@ -79,13 +79,13 @@ pub fn check(snapshot: &Snapshot, matrix: &Matrix) -> Judgement {
         let subject = Some(env.label());
         let first = j.findings.len();
         let facts = Facts::for_env(snapshot, Some(env));
-        for rule in data_rules.iter().filter(|r| !is_machine_rule(r)) {
+        for rule in data_rules.iter().filter(|r| !is_machine_rule(r, matrix)) {
             record(&mut j, rule, subject.clone(), evaluate(rule, &facts, matrix));
         }
         builtin::check_env(&mut j, first, snapshot, env, matrix);
     }
     if snapshot.pythons.is_empty() {
-        for rule in data_rules.iter().filter(|r| !is_machine_rule(r)) {
+        for rule in data_rules.iter().filter(|r| !is_machine_rule(r, matrix)) {
             let reason = "no Python environment was found".to_string();
             j.outcomes.push(RuleOutcome {
                 code: rule.code.clone(),
@@ -104,11 +104,15 @@ pub fn check(snapshot: &Snapshot, matrix: &Matrix) -> Judgement {
     j
 }
 
-const MACHINE_FACTS: &[&str] = &["os", "arch", "glibc", "kernel", "container"];
-
-fn is_machine_rule(rule: &Rule) -> bool {
-    let RuleKind::Facts { when, require, .. } = &rule.kind else { return false };
-    when.iter().chain(require).flat_map(|c| c.fact.split('|')).all(|f| MACHINE_FACTS.contains(&f.trim()))
+fn is_machine_rule(rule: &Rule, matrix: &Matrix) -> bool {
+    let RuleKind::Facts { when, require, lookup } = &rule.kind else { return false };
+    let by = lookup.as_ref().map(|l| l.by.clone().unwrap_or_else(|| matrix.tables[&l.table].key.clone()));
+    when.iter()
+        .chain(require)
+        .map(|c| c.fact.as_str())
+        .chain(by.as_deref())
+        .flat_map(|f| f.split('|'))
+        .all(|f| facts::is_machine_fact(f.trim()))
 }
 
 fn record(j: &mut Judgement, rule: &Rule, subject: Option<String>, result: (Outcome, Option<Finding>)) {
@@ -132,43 +136,43 @@ fn evaluate(rule: &Rule, facts: &Facts<'_>, matrix: &Matrix) -> (Outcome, Option
     let RuleKind::Facts { when, lookup, require } = &rule.kind else {
         return (Outcome::NotApplicable, None);
     };
-    // Decide the lookup first: `when` clauses may use the row.
+    // Decide the lookup first: clauses may use the row. A missing row only
+    // matters to the clauses and texts that need it.
     let mut row: Option<&Row> = None;
-    let mut lookup_unknown: Option<String> = None;
-    if let Some(name) = lookup {
-        let table = &matrix.tables[name];
-        match facts.get(&table.key) {
+    let mut no_row: Option<String> = None;
+    if let Some(lookup) = lookup {
+        let table = &matrix.tables[&lookup.table];
+        let key = lookup.by.as_deref().unwrap_or(&table.key);
+        match facts.get(key) {
             Fact::Absent => return (Outcome::NotApplicable, None),
-            Fact::Unknown(r) => lookup_unknown = Some(r),
-            fact => {
-                let v = Ver::new(fact.display());
-                match table.row_for(&v) {
-                    Some(r) => row = Some(r),
-                    None => {
-                        lookup_unknown = Some(format!(
-                            "the matrix has no row for {} {} in table {name}",
-                            table.key,
-                            fact.display()
-                        ))
-                    }
+            Fact::Unknown(r) => no_row = Some(r),
+            fact => match select_row(table, &Ver::new(fact.display()), facts) {
+                Ok(r) => row = Some(r),
+                Err(why) => {
+                    no_row = Some(format!(
+                        "the matrix has no row for {key} {}{why} in table {}",
+                        fact.display(),
+                        lookup.table
+                    ))
                 }
-            }
+            },
         }
     }
+    let ctx = Ctx { facts, row, no_row: no_row.as_deref() };
     let mut unknown: Option<String> = None;
     for clause in when {
-        match test(clause, facts, row) {
+        match test(clause, &ctx) {
             Truth::No => return (Outcome::NotApplicable, None),
             Truth::Unknown(r) => unknown = unknown.or(Some(r)),
             Truth::Yes => {}
         }
     }
-    if let Some(r) = unknown.or(lookup_unknown) {
+    if let Some(r) = unknown {
         return (Outcome::NotEvaluated { reason: r }, None);
     }
     let mut failed = false;
     for clause in require {
-        match test(clause, facts, row) {
+        match test(clause, &ctx) {
             Truth::No => failed = true,
             Truth::Unknown(r) => return (Outcome::NotEvaluated { reason: r }, None),
             Truth::Yes => {}
@@ -177,7 +181,16 @@ fn evaluate(rule: &Rule, facts: &Facts<'_>, matrix: &Matrix) -> (Outcome, Option
     if !require.is_empty() && !failed {
         return (Outcome::Passed, None);
     }
-    let fill = |text: &str| template::render(text, row, |k| facts.get(k).display());
+    if require.is_empty()
+        && let Some(r) = ctx.no_row
+    {
+        // A known-bad combination whose texts need the row it lacks.
+        if rule.fixes.iter().chain([&rule.message]).any(|t| t.contains("row.")) {
+            return (Outcome::NotEvaluated { reason: r.to_string() }, None);
+        }
+    }
+    let fill =
+        |text: &str| template::render(text, row, |k| ctx.placeholder(k).unwrap_or_else(|_| "?".into()));
     let finding = Finding {
         code: rule.code.clone(),
         severity: rule.severity,
@@ -192,17 +205,71 @@ fn evaluate(rule: &Rule, facts: &Facts<'_>, matrix: &Matrix) -> (Outcome, Option
     (Outcome::Fired, Some(finding))
 }
 
-fn test(clause: &Clause, facts: &Facts<'_>, row: Option<&Row>) -> Truth {
+/// What a clause is evaluated against.
+struct Ctx<'a> {
+    facts: &'a Facts<'a>,
+    row: Option<&'a Row>,
+    /// Why there is no row, when the rule has a lookup that failed.
+    no_row: Option<&'a str>,
+}
+
+impl Ctx<'_> {
+    /// The value of `{name}`: the first present of its `|` alternatives,
+    /// each a fact or `row.COLUMN`.
+    fn placeholder(&self, name: &str) -> Result<String, String> {
+        let mut why = None;
+        for alt in name.split('|') {
+            if let Some(col) = alt.strip_prefix("row.") {
+                match self.row {
+                    Some(r) => return r.values.get(col).cloned().ok_or_else(|| format!("no column {col}")),
+                    None => why = Some(self.no_row.unwrap_or("the rule has no table row").to_string()),
+                }
+                continue;
+            }
+            match self.facts.get(alt) {
+                Fact::Text(t) => return Ok(t),
+                Fact::List(l) => return Ok(l.join(" ")),
+                Fact::Absent => {
+                    why.get_or_insert_with(|| format!("`{alt}` is not present"));
+                }
+                Fact::Unknown(r) => why = Some(r),
+            }
+        }
+        Err(why.unwrap_or_else(|| format!("`{name}` has no value")))
+    }
+}
+
+/// The first row whose `versions` contains `version` and whose `match`
+/// columns hold for the facts; `Err` says which match failed, if any.
+fn select_row<'t>(table: &'t Table, version: &Ver, facts: &Facts<'_>) -> Result<&'t Row, String> {
+    let mut why = String::new();
+    'rows: for row in table.rows.iter().filter(|r| r.spec.contains(version)) {
+        for (fact, column) in &table.matches {
+            let cond = row.values.get(column).and_then(|c| Condition::parse(c).ok());
+            let f = facts.get(fact);
+            match cond.map(|c| truth(&c, &f, fact)) {
+                Some(Truth::Yes) => {}
+                Some(Truth::Unknown(r)) => {
+                    why = format!(" ({r})");
+                    continue 'rows;
+                }
+                _ => {
+                    why = format!(" and {fact} {}", f.display());
+                    continue 'rows;
+                }
+            }
+        }
+        return Ok(row);
+    }
+    Err(why)
+}
+
+fn test(clause: &Clause, ctx: &Ctx<'_>) -> Truth {
     // Conditions may name row columns or other facts: `"is {torch.local}"`.
     let mut missing = None;
-    let text = template::render(&clause.condition, row, |k| match facts.get(k) {
-        Fact::Text(t) => t,
-        Fact::List(l) => l.join(","),
-        Fact::Absent => {
-            missing.get_or_insert_with(|| format!("`{k}` is not present"));
-            String::new()
-        }
-        Fact::Unknown(r) => {
+    let text = template::render(&clause.condition, None, |k| match ctx.placeholder(k) {
+        Ok(v) => v,
+        Err(r) => {
             missing.get_or_insert(r);
             String::new()
         }
@@ -214,24 +281,55 @@ fn test(clause: &Clause, facts: &Facts<'_>, row: Option<&Row>) -> Truth {
         Ok(c) => c,
         Err(e) => return Truth::Unknown(format!("rule condition {text:?}: {e}")),
     };
-    let fact = facts.get(&clause.fact);
-    match (&condition, &fact) {
+    truth(&condition, &ctx.facts.get(&clause.fact), &clause.fact)
+}
+
+fn truth(condition: &Condition, fact: &Fact, name: &str) -> Truth {
+    match (condition, fact) {
         (_, Fact::Unknown(r)) => Truth::Unknown(r.clone()),
         (Condition::Present, f) => bool_truth(*f != Fact::Absent),
         (Condition::Absent, f) => bool_truth(*f == Fact::Absent),
-        (Condition::Is(_) | Condition::Version(_), Fact::Absent) => Truth::No,
+        (
+            Condition::Is(_) | Condition::Contains(_) | Condition::Version(_) | Condition::RunsOn(_),
+            Fact::Absent,
+        ) => Truth::No,
+        (Condition::Contains(t), f) => {
+            let t = t.to_lowercase();
+            bool_truth(match f {
+                Fact::Text(s) => s.to_lowercase().contains(&t),
+                Fact::List(l) => l.iter().any(|s| s.to_lowercase().contains(&t)),
+                _ => false,
+            })
+        }
         (Condition::IsNot(_), Fact::Absent) => Truth::Yes,
         (Condition::Is(t), f) => bool_truth(matches_text(f, t)),
         (Condition::IsNot(t), f) => bool_truth(!matches_text(f, t)),
         (Condition::Version(spec), Fact::Text(t)) => {
             let v = Ver::new(t.as_str());
             if v.parsed().is_none() {
-                return Truth::Unknown(format!("`{}` is {t:?}, which is not a version", clause.fact));
+                return Truth::Unknown(format!("`{name}` is {t:?}, which is not a version"));
             }
             bool_truth(spec.contains(&v))
         }
-        (Condition::Version(_), Fact::List(_)) => {
-            Truth::Unknown(format!("`{}` is a list, not a version", clause.fact))
+        (Condition::Version(spec), Fact::List(items)) => {
+            bool_truth(items.iter().any(|t| spec.contains(&Ver::new(t.as_str()))))
+        }
+        (Condition::RunsOn(archs), f) => {
+            let items = match f {
+                Fact::List(l) => l.clone(),
+                Fact::Text(t) => vec![t.clone()],
+                _ => Vec::new(),
+            };
+            for cc in &items {
+                let v = Ver::new(cc.as_str());
+                let [major, minor, ..] = v.release() else {
+                    return Truth::Unknown(format!("`{name}` has {cc:?}, which is not a compute capability"));
+                };
+                if !archs.iter().any(|a| a.runs_on(*major, *minor)) {
+                    return Truth::No;
+                }
+            }
+            Truth::Yes
         }
     }
 }

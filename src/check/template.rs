@@ -27,8 +27,7 @@ pub fn render(text: &str, row: Option<&Row>, mut lookup: impl FnMut(&str) -> Str
         }
         match (name.strip_prefix("row."), row) {
             (Some(col), Some(row)) => out.push_str(row.values.get(col).map_or("?", String::as_str)),
-            (Some(_), None) => out.push_str(&rest[open..open + close + 2]),
-            (None, _) => out.push_str(&lookup(name)),
+            (_, _) => out.push_str(&lookup(name)),
         }
         rest = &after[close + 1..];
     }

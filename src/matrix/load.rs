@@ -51,6 +51,8 @@ struct RawFile {
 struct RawTable {
     description: String,
     key: String,
+    #[serde(default, rename = "match")]
+    matches: BTreeMap<String, String>,
     columns: Vec<String>,
     #[serde(default)]
     sources: Vec<String>,
@@ -357,10 +359,29 @@ fn convert_table(e: &mut Errors<'_>, name: String, t: Spanned<RawTable>) -> Opti
             None => e.at(&row, format!("row has no `versions` (the {} releases it describes)", raw.key)),
         }
     }
+    for (fact, column) in &raw.matches {
+        if !columns.contains(column.as_str()) {
+            e.push(
+                origin.line,
+                origin.column,
+                format!("table `{name}` matches {fact} against undeclared column `{column}`"),
+            );
+        }
+    }
+    for row in &rows {
+        for column in raw.matches.values() {
+            if let Some(v) = row.values.get(column)
+                && let Err(msg) = Condition::parse(v)
+            {
+                e.push(row.origin.line, row.origin.column, format!("column `{column}`: {msg}"));
+            }
+        }
+    }
     (e.list.len() == before).then_some(Table {
         name,
         description: raw.description,
         key: raw.key,
+        matches: raw.matches.into_iter().collect(),
         columns: raw.columns,
         rows,
         origin,
@@ -392,7 +413,7 @@ fn convert_rule(
         map.into_iter()
             .map(|(fact, cond)| {
                 let clause = Clause { fact, condition: cond.value.clone() };
-                if cond.value.contains("{row.") {
+                if cond.value.contains("row.") {
                     templates.push((clause.clone(), e.origin_of(&cond)));
                 } else if let Err(msg) = Condition::parse(&blank_fact_placeholders(&cond.value)) {
                     e.at(&cond, msg);
@@ -414,7 +435,7 @@ fn convert_rule(
         }
         let lookup = raw.lookup.map(|l| {
             templates.push((Clause { fact: String::new(), condition: String::new() }, e.origin_of(&l)));
-            l.value
+            super::Lookup::parse(&l.value)
         });
         RuleKind::Facts { when, lookup, require }
     };
@@ -445,7 +466,7 @@ fn check_template(
 ) {
     let mut fail = |message: String| errors.push(MatrixError { origin: origin.clone(), message });
     let RuleKind::Facts { lookup, .. } = &rule.kind else { return };
-    let Some(name) = lookup else {
+    let Some(name) = lookup.as_ref().map(|l| &l.table) else {
         fail(format!("`{}` uses {{row.…}} but rule `{}` has no `lookup`", clause.condition, rule.code));
         return;
     };
@@ -467,7 +488,7 @@ fn check_template(
         return;
     }
     for row in &table.rows {
-        let text = fill_row(&clause.condition, row);
+        let text = blank_fact_placeholders(&fill_row(&clause.condition, row));
         if let Err(msg) = Condition::parse(&text) {
             fail(format!("for the row at {}: {msg}", row.origin));
             return;
@@ -492,13 +513,14 @@ fn blank_fact_placeholders(condition: &str) -> String {
     out
 }
 
-/// Replaces `{row.column}` with the row's value.
+/// Replaces `{row.column}`, and alternatives like `{torch.arch_list|row.arch_list}`,
+/// with the row's value.
 pub(crate) fn fill_row(template: &str, row: &Row) -> String {
-    let mut out = template.to_string();
-    for (col, value) in &row.values {
-        out = out.replace(&format!("{{row.{col}}}"), value);
-    }
-    out
+    crate::check::template::render(template, Some(row), |name| {
+        name.split('|')
+            .find_map(|alt| alt.strip_prefix("row.").and_then(|c| row.values.get(c)).cloned())
+            .unwrap_or_else(|| format!("{{{name}}}"))
+    })
 }
 
 fn row_placeholders(text: &str) -> Vec<String> {

@@ -127,8 +127,73 @@ pub enum Condition {
     Is(String),
     /// The negation of [`Condition::Is`].
     IsNot(String),
-    /// The fact is a version inside this specifier set.
+    /// The fact's text (or some list element) contains this, case-insensitively.
+    Contains(String),
+    /// The fact is a version inside this specifier set (for a list: some
+    /// element is).
     Version(Spec),
+    /// Every compute capability in the fact can run code compiled for this
+    /// CUDA architecture list (`sm_80 sm_86 compute_90`, `7.5;8.0;9.0+PTX`):
+    /// a cubin runs on its own major at an equal or higher minor, PTX on
+    /// anything at or above its version.
+    RunsOn(Vec<Arch>),
+}
+
+/// One entry of a CUDA architecture list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arch {
+    pub major: u64,
+    pub minor: u64,
+    pub ptx: bool,
+}
+
+impl Arch {
+    /// Reads `sm_86`, `compute_90`, `8.6`, `9.0+PTX`, `sm_90a`, `sm_100f`.
+    pub fn parse_list(text: &str) -> Result<Vec<Self>, String> {
+        let mut out = Vec::new();
+        for token in text.split(|c: char| c.is_whitespace() || c == ';' || c == ',').filter(|t| !t.is_empty())
+        {
+            let (body, ptx_suffix) = match token.strip_suffix("+PTX") {
+                Some(b) => (b, true),
+                None => (token, false),
+            };
+            let (digits, ptx) = if let Some(d) = body.strip_prefix("sm_") {
+                (d, ptx_suffix)
+            } else if let Some(d) = body.strip_prefix("compute_") {
+                (d, true)
+            } else {
+                (body, ptx_suffix)
+            };
+            let digits = digits.trim_end_matches(['a', 'f']);
+            let bad = || format!("{token:?} is not a CUDA architecture");
+            let (major, minor) = match digits.split_once('.') {
+                Some((a, b)) => (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?),
+                None if digits.len() >= 2 && digits.chars().all(|c| c.is_ascii_digit()) => {
+                    let (a, b) = digits.split_at(digits.len() - 1);
+                    (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?)
+                }
+                None => return Err(bad()),
+            };
+            out.push(Arch { major, minor, ptx });
+            if ptx_suffix && !body.starts_with("compute_") {
+                // "9.0+PTX" is both the cubin and the PTX.
+                out.push(Arch { major, minor, ptx: false });
+            }
+        }
+        if out.is_empty() {
+            return Err("an empty CUDA architecture list".into());
+        }
+        Ok(out)
+    }
+
+    /// Whether a GPU of compute capability `major.minor` can run this code.
+    pub fn runs_on(&self, major: u64, minor: u64) -> bool {
+        if self.ptx {
+            (major, minor) >= (self.major, self.minor)
+        } else {
+            major == self.major && minor >= self.minor
+        }
+    }
 }
 
 impl Condition {
@@ -138,7 +203,11 @@ impl Condition {
             "present" => Self::Present,
             "absent" => Self::Absent,
             _ => {
-                if let Some(rest) = t.strip_prefix("is not ") {
+                if let Some(rest) = t.strip_prefix("contains ") {
+                    Self::Contains(rest.trim().to_string())
+                } else if let Some(rest) = t.strip_prefix("runs on ") {
+                    Self::RunsOn(Arch::parse_list(rest)?)
+                } else if let Some(rest) = t.strip_prefix("is not ") {
                     Self::IsNot(rest.trim().to_string())
                 } else if let Some(rest) = t.strip_prefix("is ") {
                     Self::Is(rest.trim().to_string())
@@ -157,7 +226,15 @@ impl fmt::Display for Condition {
             Self::Absent => f.write_str("absent"),
             Self::Is(t) => write!(f, "is {t}"),
             Self::IsNot(t) => write!(f, "is not {t}"),
+            Self::Contains(t) => write!(f, "contains {t}"),
             Self::Version(s) => write!(f, "{s}"),
+            Self::RunsOn(list) => {
+                let names: Vec<String> = list
+                    .iter()
+                    .map(|a| format!("{}_{}{}", if a.ptx { "compute" } else { "sm" }, a.major, a.minor))
+                    .collect();
+                write!(f, "runs on {}", names.join(" "))
+            }
         }
     }
 }
@@ -169,6 +246,24 @@ impl fmt::Display for Condition {
 pub struct Clause {
     pub fact: String,
     pub condition: String,
+}
+
+/// `lookup: TABLE` picks a row of TABLE by the table's key fact;
+/// `lookup: TABLE by FACT` picks it by another fact (one CUDA table serves
+/// torch's and onnxruntime's CUDA versions).
+#[derive(Clone, Debug, Serialize)]
+pub struct Lookup {
+    pub table: String,
+    pub by: Option<String>,
+}
+
+impl Lookup {
+    pub fn parse(text: &str) -> Self {
+        match text.split_once(" by ") {
+            Some((t, f)) => Self { table: t.trim().into(), by: Some(f.trim().into()) },
+            None => Self { table: text.trim().into(), by: None },
+        }
+    }
 }
 
 /// Where something in the matrix was written.
@@ -191,7 +286,7 @@ impl fmt::Display for Origin {
 pub enum RuleKind {
     /// When the `when` clauses hold (after an optional table lookup), the
     /// `require` clauses must hold too; with no `require`, `when` alone fires.
-    Facts { when: Vec<Clause>, lookup: Option<String>, require: Vec<Clause> },
+    Facts { when: Vec<Clause>, lookup: Option<Lookup>, require: Vec<Clause> },
     /// A check Rust performs itself (import failures, declared requirements);
     /// the matrix supplies its text, severity and sources.
     Builtin,
@@ -231,16 +326,12 @@ pub struct Table {
     pub description: String,
     /// The fact whose version selects a row (`onnxruntime`).
     pub key: String,
+    /// Extra facts a row must match, each against a column holding a
+    /// condition (`torch.cuda` against the `cuda` column: `"==12.6.*"`).
+    pub matches: Vec<(String, String)>,
     pub columns: Vec<String>,
     pub rows: Vec<Row>,
     pub origin: Origin,
-}
-
-impl Table {
-    /// The first row whose `versions` contains `version`.
-    pub fn row_for(&self, version: &crate::version::Ver) -> Option<&Row> {
-        self.rows.iter().find(|r| r.spec.contains(version))
-    }
 }
 
 /// The loaded, validated matrix.
@@ -298,6 +389,22 @@ mod tests {
         assert!(matches!(Condition::parse("is not upb"), Ok(Condition::IsNot(t)) if t == "upb"));
         assert!(matches!(Condition::parse(">=2, <3"), Ok(Condition::Version(_))));
         assert!(Condition::parse("=>2").is_err());
+        assert!(
+            matches!(Condition::parse("runs on sm_80 compute_90"), Ok(Condition::RunsOn(l)) if l.len() == 2)
+        );
+        assert!(Condition::parse("runs on sm_x").is_err());
+    }
+
+    #[test]
+    fn cuda_binary_compatibility_follows_major_and_minor() {
+        let torch_cu126 = Arch::parse_list("sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90").unwrap();
+        let runs = |list: &[Arch], cc: (u64, u64)| list.iter().any(|a| a.runs_on(cc.0, cc.1));
+        assert!(runs(&torch_cu126, (8, 9)), "sm_86 cubins run on an Ada 8.9");
+        assert!(!runs(&torch_cu126, (12, 0)), "nothing runs on an RTX 5090");
+        let cu128 = Arch::parse_list("7.5;8.0;8.6;9.0;10.0;12.0+PTX").unwrap();
+        assert!(runs(&cu128, (12, 0)));
+        assert!(runs(&cu128, (12, 1)), "PTX JITs forward");
+        assert!(!runs(&cu128, (6, 1)), "a Pascal card has nothing");
     }
 
     #[test]

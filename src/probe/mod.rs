@@ -49,11 +49,7 @@ pub fn probe(host: &Host, options: &ProbeOptions) -> Snapshot {
             .collect();
         let pythons: Vec<PythonEnv> =
             pythons.into_iter().map(|h| h.join().expect("python probe panicked")).collect();
-        (
-            system.join().expect("system probe panicked"),
-            pythons,
-            gpu.join().expect("NVIDIA probe panicked"),
-        )
+        (system.join().expect("system probe panicked"), pythons, gpu.join().expect("NVIDIA probe panicked"))
     });
     let pythons = dedupe_by_interpreter(pythons);
     nvidia::add_python_envs(&mut gpu, host, &pythons);

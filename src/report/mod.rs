@@ -202,6 +202,9 @@ pub fn overview(report: &Report) -> Vec<Section> {
         }
     };
     sections.push(Section { title: "System".into(), lines: vec![system_line] });
+    if let Probed::Found(n) = &snap.nvidia {
+        sections.push(nvidia_section(n, &|c| worst(None, c)));
+    }
 
     if snap.pythons.is_empty() {
         sections.push(Section {
@@ -217,6 +220,127 @@ pub fn overview(report: &Report) -> Vec<Section> {
         sections.push(python_section(report, env, &worst));
     }
     sections
+}
+
+fn nvidia_section(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Option<Status>) -> Section {
+    use crate::snapshot::nvidia::NvmlState;
+    let mut lines = Vec::new();
+    let (status, label, detail) = match &n.driver {
+        Probed::Found(d) => {
+            let cuda = d.max_cuda.as_ref().map(|c| format!(" · supports CUDA up to {c}")).unwrap_or_default();
+            (
+                worst(Component::Driver).unwrap_or(Status::Ok),
+                format!("driver {}{cuda}", d.version),
+                format!("via {}", d.source),
+            )
+        }
+        Probed::NotEvaluated(r) => {
+            let absent = matches!(n.nvml, NvmlState::NoLibrary { .. } | NvmlState::DriverNotLoaded)
+                && n.kernel_module.found().is_none();
+            let st = worst(Component::Driver).unwrap_or(if absent {
+                Status::Absent
+            } else {
+                Status::NotEvaluated
+            });
+            (st, "driver".to_string(), if absent { "no NVIDIA driver".to_string() } else { r.clone() })
+        }
+    };
+    lines.push(Line { status, label, detail });
+    match &n.gpus {
+        Probed::Found(gpus) => {
+            for g in gpus {
+                let cc = g
+                    .compute_capability
+                    .as_ref()
+                    .map(|c| format!(" · compute capability {c}"))
+                    .unwrap_or_default();
+                let mem = g.memory_mib.map(|m| format!(" · {} GiB", (m + 512) / 1024)).unwrap_or_default();
+                lines.push(Line {
+                    status: worst(Component::Gpu).unwrap_or(Status::Ok),
+                    label: format!("GPU {} {}{cc}{mem}", g.index, g.name),
+                    detail: g.architecture.clone().unwrap_or_default(),
+                });
+            }
+        }
+        Probed::NotEvaluated(_) if lines[0].status == Status::Absent => {}
+        Probed::NotEvaluated(r) => {
+            lines.push(Line { status: Status::NotEvaluated, label: "GPUs".into(), detail: r.clone() })
+        }
+    }
+    let versions = |lib: &str| {
+        let mut v: Vec<String> = n
+            .libraries
+            .iter()
+            .filter(|c| c.library == lib)
+            .map(|c| {
+                c.version
+                    .as_ref()
+                    .map_or_else(|| c.major.map(|m| m.to_string()).unwrap_or_default(), |v| v.to_string())
+            })
+            .filter(|v| !v.is_empty())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let toolkits: Vec<String> = n
+        .toolkits
+        .iter()
+        .map(|t| {
+            format!(
+                "toolkit {} ({})",
+                t.version.found().map_or("?".into(), |v| v.to_string()),
+                t.root.display()
+            )
+        })
+        .collect();
+    let mut cuda = toolkits;
+    let cudart = versions("cudart");
+    if !cudart.is_empty() {
+        cuda.push(format!("runtime {}", cudart.join(", ")));
+    }
+    lines.push(component_line("CUDA", cuda, worst(Component::Cuda)));
+    let merge = |mut found: Vec<String>, libs: Vec<String>| {
+        // "9" from libcudnn.so.9 adds nothing next to the header's "9.26.0".
+        for l in libs {
+            if !found.iter().any(|f| f == &l || f.starts_with(&format!("{l}."))) {
+                found.push(l);
+            }
+        }
+        found
+    };
+    let cudnn = merge(
+        n.headers.iter().filter(|h| h.component == "cudnn").map(|h| h.version.to_string()).collect(),
+        versions("cudnn"),
+    );
+    lines.push(component_line("cuDNN", cudnn, worst(Component::Cudnn)));
+    let trt = merge(
+        n.headers.iter().filter(|h| h.component == "tensorrt").map(|h| h.version.to_string()).collect(),
+        versions("nvinfer"),
+    );
+    lines.push(component_line("TensorRT", trt, worst(Component::Tensorrt)));
+    for link in &n.links {
+        let (status, detail) = if link.unresolved.is_empty() {
+            (Status::Ok, format!("all {} dependencies resolve", link.resolved.len()))
+        } else {
+            let names: Vec<&str> = link.unresolved.iter().map(|u| u.soname.as_str()).collect();
+            (Status::Error, format!("missing {}", names.join(", ")))
+        };
+        lines.push(Line { status, label: format!("loads {}", link.role), detail });
+    }
+    Section { title: "NVIDIA".into(), lines }
+}
+
+fn component_line(name: &str, found: Vec<String>, worst: Option<Status>) -> Line {
+    if found.is_empty() {
+        Line { status: worst.unwrap_or(Status::Absent), label: name.into(), detail: "not found".into() }
+    } else {
+        Line {
+            status: worst.unwrap_or(Status::Ok),
+            label: format!("{name} {}", found.join(" · ")),
+            detail: String::new(),
+        }
+    }
 }
 
 fn python_section(
@@ -265,7 +389,12 @@ fn python_section(
 
     for key in STACK {
         let component = Component::of_package(key);
-        let dist = crate::check::facts::Facts { system: None, system_reason: None, env: Some(env) };
+        let dist = crate::check::facts::Facts {
+            system: None,
+            system_reason: None,
+            nvidia: &report.snapshot.nvidia,
+            env: Some(env),
+        };
         let installed = env.provider(key);
         let import = env.import(key);
         let status_from_findings = worst(subject, component);
@@ -321,7 +450,7 @@ fn facts_summary(key: &str, facts: &crate::check::facts::Facts<'_>) -> String {
     match key {
         "torch" => {
             parts.push(get("cuda").map_or("CPU build".into(), |c| format!("CUDA {c}")));
-            if let Some(c) = get("cudnn") {
+            if let Some(c) = get("cudnn_version").or_else(|| get("cudnn")) {
                 parts.push(format!("cuDNN {c}"));
             }
             if let Some(a) = get("cuda_available") {

@@ -45,15 +45,21 @@ pub enum NvmlState {
     Ok,
     /// The library is not there: no driver, or a container started
     /// without GPU access.
-    NoLibrary { detail: String },
+    NoLibrary {
+        detail: String,
+    },
     DriverNotLoaded,
     NoPermission,
     /// The user-space library and the kernel module differ: the driver
     /// was upgraded and the machine not rebooted.
     VersionMismatch,
     /// An NVML call did not return within the timeout.
-    Hung { seconds: f64 },
-    Error { detail: String },
+    Hung {
+        seconds: f64,
+    },
+    Error {
+        detail: String,
+    },
 }
 
 impl NvmlState {

@@ -18,7 +18,9 @@ pub fn parse_proc_version(text: &str) -> Option<Ver> {
     after
         .split_whitespace()
         .find(|t| {
-            t.contains('.') && t.chars().all(|c| c.is_ascii_digit() || c == '.') && t.chars().next().is_some_and(|c| c.is_ascii_digit())
+            t.contains('.')
+                && t.chars().all(|c| c.is_ascii_digit() || c == '.')
+                && t.chars().next().is_some_and(|c| c.is_ascii_digit())
         })
         .map(Ver::new)
 }
@@ -31,10 +33,8 @@ pub fn query_nvidia_smi(host: &Host) -> Result<(Option<Driver>, Vec<Gpu>), Strin
     let smi = host.which("nvidia-smi").ok_or_else(|| "nvidia-smi is not on PATH".to_string())?;
     let mut fields: Vec<&str> = FIELDS.to_vec();
     loop {
-        let args: Vec<OsString> = vec![
-            format!("--query-gpu={}", fields.join(",")).into(),
-            "--format=csv,noheader,nounits".into(),
-        ];
+        let args: Vec<OsString> =
+            vec![format!("--query-gpu={}", fields.join(",")).into(), "--format=csv,noheader,nounits".into()];
         let out = host.run(&smi, &args).map_err(|e| e.to_string())?;
         let stdout = out.stdout_lossy();
         if out.success() {
@@ -63,7 +63,11 @@ fn parse_csv(text: &str, fields: &[&str]) -> (Option<Driver>, Vec<Gpu>) {
             continue; // garbage or a name with a comma: skip rather than misread
         }
         let get = |name: &str| {
-            fields.iter().position(|f| *f == name).map(|i| cells[i]).filter(|v| !v.is_empty() && !v.starts_with('['))
+            fields
+                .iter()
+                .position(|f| *f == name)
+                .map(|i| cells[i])
+                .filter(|v| !v.is_empty() && !v.starts_with('['))
         };
         let Some(index) = get("index").and_then(|i| i.parse().ok()) else { continue };
         if driver.is_none()

@@ -13,9 +13,9 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 
+use goblin::elf::Elf;
 use goblin::elf::dynamic::{DT_NEEDED, DT_RPATH, DT_RUNPATH, Dynamic};
 use goblin::elf::program_header::ProgramHeader;
-use goblin::elf::Elf;
 use goblin::strtab::Strtab;
 
 use crate::snapshot::nvidia::{Resolution, Unresolved};
@@ -45,7 +45,9 @@ pub fn read_dynamics(path: &Path) -> Result<Dynamics, String> {
     );
     let phdrs = ProgramHeader::parse(bytes, header.e_phoff as usize, header.e_phnum as usize, ctx)
         .map_err(|e| format!("bad program headers: {e}"))?;
-    let Some(dynamic) = Dynamic::parse(bytes, &phdrs, ctx).map_err(|e| format!("bad dynamic section: {e}"))? else {
+    let Some(dynamic) =
+        Dynamic::parse(bytes, &phdrs, ctx).map_err(|e| format!("bad dynamic section: {e}"))?
+    else {
         return Ok(Dynamics::default()); // a static object
     };
     let strtab = Strtab::parse(bytes, dynamic.info.strtab, dynamic.info.strsz, 0)
@@ -119,8 +121,15 @@ fn find(soname: &str, object: &Path, d: &Dynamics, search: &SearchPath) -> Optio
         return p.exists().then_some((p, "path in DT_NEEDED"));
     }
     let origin = object.parent().unwrap_or(Path::new("/"));
-    let expand = |entry: &str| PathBuf::from(entry.replace("$ORIGIN", &origin.to_string_lossy()).replace("${ORIGIN}", &origin.to_string_lossy()));
-    let look = |dirs: &mut dyn Iterator<Item = PathBuf>| dirs.map(|dir| dir.join(soname)).find(|p| p.exists());
+    let expand = |entry: &str| {
+        PathBuf::from(
+            entry
+                .replace("$ORIGIN", &origin.to_string_lossy())
+                .replace("${ORIGIN}", &origin.to_string_lossy()),
+        )
+    };
+    let look =
+        |dirs: &mut dyn Iterator<Item = PathBuf>| dirs.map(|dir| dir.join(soname)).find(|p| p.exists());
     if d.runpath.is_empty()
         && let Some(p) = look(&mut d.rpath.iter().map(|e| expand(e)))
     {

@@ -48,7 +48,8 @@ mod tests {
 
     #[test]
     fn a_cache_written_by_the_real_ldconfig_is_read() {
-        let Some(ldconfig) = ["/sbin/ldconfig", "/usr/sbin/ldconfig"].into_iter().find(|p| std::path::Path::new(p).exists())
+        let Some(ldconfig) =
+            ["/sbin/ldconfig", "/usr/sbin/ldconfig"].into_iter().find(|p| std::path::Path::new(p).exists())
         else {
             return; // not a glibc system
         };
@@ -56,16 +57,24 @@ mod tests {
         let libdir = t.path().join("lib");
         std::fs::create_dir_all(&libdir).unwrap();
         // ldconfig only lists real ELF shared objects: copy one from the system.
-        let libc = ["/lib/x86_64-linux-gnu/libc.so.6", "/lib64/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6"]
-            .into_iter()
-            .find(|p| std::path::Path::new(p).exists())
-            .unwrap();
+        let libc =
+            ["/lib/x86_64-linux-gnu/libc.so.6", "/lib64/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6"]
+                .into_iter()
+                .find(|p| std::path::Path::new(p).exists())
+                .unwrap();
         std::fs::copy(libc, libdir.join("libc.so.6")).unwrap();
         let conf = t.path().join("ld.so.conf");
         std::fs::write(&conf, format!("{}\n", libdir.display())).unwrap();
         let cache = t.path().join("ld.so.cache");
         #[allow(clippy::disallowed_methods)] // building a fixture, not probing
-        std::process::Command::new(ldconfig).arg("-C").arg(&cache).arg("-f").arg(&conf).arg("-X").status().unwrap();
+        std::process::Command::new(ldconfig)
+            .arg("-C")
+            .arg(&cache)
+            .arg("-f")
+            .arg(&conf)
+            .arg("-X")
+            .status()
+            .unwrap();
         let entries = parse(&std::fs::read(&cache).unwrap());
         assert!(
             entries.iter().any(|e| e.soname == "libc.so.6" && e.path == libdir.join("libc.so.6")),

@@ -56,7 +56,14 @@ pub fn scan_dir(dir: &Path, origin: &str, out: &mut Vec<LibraryCopy>) {
             if out.iter().any(|c| c.path == path) {
                 continue;
             }
-            out.push(LibraryCopy { library: library.into(), file, path, version, major, origin: origin.into() });
+            out.push(LibraryCopy {
+                library: library.into(),
+                file,
+                path,
+                version,
+                major,
+                origin: origin.into(),
+            });
         }
     }
 }
@@ -122,7 +129,10 @@ pub fn toolkits(host: &Host) -> Vec<Toolkit> {
         seen.push(real);
         let (version, source) = match toolkit_version(host, &root) {
             Some((v, s)) => (Probed::Found(v), Some(s)),
-            None => (Probed::NotEvaluated("no version.json, version.txt, cuda_runtime_api.h or nvcc".into()), None),
+            None => (
+                Probed::NotEvaluated("no version.json, version.txt, cuda_runtime_api.h or nvcc".into()),
+                None,
+            ),
         };
         out.push(Toolkit { root, version, found_via: via, version_source: source });
     }
@@ -140,7 +150,8 @@ fn toolkit_version(host: &Host, root: &Path) -> Option<(Ver, String)> {
         }
     }
     if let Ok(text) = read_bounded(&root.join("version.txt"))
-        && let Some(v) = text.split_whitespace().find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        && let Some(v) =
+            text.split_whitespace().find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
     {
         return Some((Ver::new(v), "version.txt".into()));
     }

@@ -30,7 +30,9 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
             Some(v) => Probed::Found(v),
             None => Probed::NotEvaluated("/proc/driver/nvidia/version has no version".into()),
         },
-        Err(_) => Probed::NotEvaluated("no /proc/driver/nvidia/version (the NVIDIA kernel module is not loaded)".into()),
+        Err(_) => Probed::NotEvaluated(
+            "no /proc/driver/nvidia/version (the NVIDIA kernel module is not loaded)".into(),
+        ),
     };
 
     let (mut driver, mut gpus) = match (answer.driver, answer.gpus) {
@@ -85,21 +87,32 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
     let mut include_dirs = Vec::new();
     for t in &toolkits {
         for lib in ["lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib", "compat"] {
-            libraries::scan_dir(&t.root.join(lib), &format!("CUDA toolkit {}", t.root.display()), &mut copies);
+            libraries::scan_dir(
+                &t.root.join(lib),
+                &format!("CUDA toolkit {}", t.root.display()),
+                &mut copies,
+            );
         }
         include_dirs.push(t.root.join("include"));
     }
     for dir in ["/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/include/aarch64-linux-gnu"] {
         include_dirs.push(host.system_path(dir));
     }
-    for trt in glob_dirs(&host.system_path("/usr/local"), "TensorRT").into_iter().chain([host.system_path("/opt/tensorrt")]) {
+    for trt in glob_dirs(&host.system_path("/usr/local"), "TensorRT")
+        .into_iter()
+        .chain([host.system_path("/opt/tensorrt")])
+    {
         libraries::scan_dir(&trt.join("lib"), &format!("TensorRT {}", trt.display()), &mut copies);
         include_dirs.push(trt.join("include"));
     }
     if let Some(conda) = host.env_str("CONDA_PREFIX") {
         let prefix = PathBuf::from(conda);
         if prefix.join("conda-meta").is_dir() {
-            libraries::scan_dir(&prefix.join("lib"), &format!("conda environment {}", prefix.display()), &mut copies);
+            libraries::scan_dir(
+                &prefix.join("lib"),
+                &format!("conda environment {}", prefix.display()),
+                &mut copies,
+            );
             include_dirs.push(prefix.join("include"));
         }
     }
@@ -184,7 +197,8 @@ pub fn add_python_envs(nvidia: &mut Nvidia, host: &Host, pythons: &[PythonEnv]) 
 /// `site-packages/nvidia/<lib>/lib` (CUDA 12 wheels), `nvidia/cu13/lib`
 /// (CUDA 13 wheels), `tensorrt_libs`, and torch's own `lib`.
 fn wheel_library_dirs(site: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = glob_dirs(&site.join("nvidia"), "").into_iter().map(|d| d.join("lib")).collect();
+    let mut dirs: Vec<PathBuf> =
+        glob_dirs(&site.join("nvidia"), "").into_iter().map(|d| d.join("lib")).collect();
     dirs.push(site.join("tensorrt_libs"));
     dirs.push(site.join("torch/lib"));
     dirs.retain(|d| d.is_dir());
@@ -207,7 +221,9 @@ fn link_targets(site: &Path) -> Vec<(&'static str, PathBuf)> {
     let mut trt: Vec<PathBuf> = std::fs::read_dir(site.join("tensorrt_libs"))
         .map(|rd| {
             rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("libnvinfer.so.")))
+                .filter(|p| {
+                    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("libnvinfer.so."))
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -222,7 +238,9 @@ fn glob_dirs(parent: &Path, prefix: &str) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(parent) else { return Vec::new() };
     let mut dirs: Vec<PathBuf> = rd
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir() && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(prefix)))
+        .filter(|p| {
+            p.is_dir() && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(prefix))
+        })
         .collect();
     dirs.sort();
     dirs

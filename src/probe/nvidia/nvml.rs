@@ -43,9 +43,9 @@ pub fn probe(lib: Option<OsString>, timeout: Duration) -> NvmlAnswer {
         Err(mpsc::RecvTimeoutError::Timeout) => {
             NvmlAnswer::failed(NvmlState::Hung { seconds: timeout.as_secs_f64() })
         }
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            NvmlAnswer::failed(NvmlState::Error { detail: "the NVML library crashed the probe thread".into() })
-        }
+        Err(mpsc::RecvTimeoutError::Disconnected) => NvmlAnswer::failed(NvmlState::Error {
+            detail: "the NVML library crashed the probe thread".into(),
+        }),
     }
 }
 
@@ -90,7 +90,9 @@ fn ask(lib: Option<OsString>) -> NvmlAnswer {
 fn state_of(e: NvmlError) -> NvmlState {
     match e {
         NvmlError::LibloadingError(inner) => NvmlState::NoLibrary { detail: inner.to_string() },
-        NvmlError::LibraryNotFound => NvmlState::NoLibrary { detail: "NVML reports its library missing".into() },
+        NvmlError::LibraryNotFound => {
+            NvmlState::NoLibrary { detail: "NVML reports its library missing".into() }
+        }
         NvmlError::DriverNotLoaded => NvmlState::DriverNotLoaded,
         NvmlError::NoPermission => NvmlState::NoPermission,
         NvmlError::LibRmVersionMismatch => NvmlState::VersionMismatch,

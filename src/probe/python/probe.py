@@ -132,7 +132,13 @@ def facts_torch(m):
     f["cuda"] = text(getattr(v, "cuda", None))
     f["hip"] = text(getattr(v, "hip", None))
     try:
-        f["cudnn"] = text(m.backends.cudnn.version())
+        v = m.backends.cudnn.version()
+        f["cudnn"] = text(v)
+        if v:
+            # 8902 is 8.9.2 (cuDNN 8 multiplies the major by 1000), 90100
+            # is 9.1.0 (cuDNN 9 by 10000).
+            major, rest = (v // 10000, v % 10000) if v >= 10000 else (v // 1000, v % 1000)
+            f["cudnn_version"] = "%d.%d.%d" % (major, rest // 100, rest % 100)
     except Exception:
         pass
     try:
