@@ -202,7 +202,9 @@ impl<'a> Facts<'a> {
                 Some(i) => {
                     self.fallback(env, name, attr).unwrap_or_else(|| Fact::Unknown(i.status.describe()))
                 }
-                None => Fact::Unknown(format!("{name} was not imported by the probe")),
+                None => self
+                    .fallback(env, name, attr)
+                    .unwrap_or_else(|| Fact::Unknown(format!("{name} was not imported by the probe"))),
             };
         }
         Fact::Unknown(format!("no fact `{attr}` is known for {name}"))

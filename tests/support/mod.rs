@@ -120,3 +120,49 @@ pub fn finding<'a>(report: &'a serde_json::Value, code: &str) -> &'a serde_json:
         .find(|f| f["code"] == code)
         .unwrap_or_else(|| panic!("no finding {code} in {:#}", report["findings"]))
 }
+
+/// Compiles the fake NVML library with these `-D` definitions.
+pub fn fake_nvml(dir: &Path, defines: &[&str]) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake_nvml.c");
+    let out = dir.join(format!("libnvidia-ml-{}.so.1", dir.read_dir().map(|d| d.count()).unwrap_or(0)));
+    let mut cmd = Command::new("cc");
+    cmd.args(["-shared", "-fPIC", "-o"]).arg(&out).arg(&src);
+    for d in defines {
+        cmd.arg(format!("-D{d}"));
+    }
+    run(&mut cmd);
+    out
+}
+
+/// Compiles a tiny shared library from C source, with extra gcc arguments
+/// (`-L`, `-l`, `-Wl,-rpath,...`, `-Wl,-soname,...`).
+pub fn shared_library(out: &Path, source: &str, args: &[&str]) -> PathBuf {
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let src = out.with_extension("c");
+    std::fs::write(&src, source).unwrap();
+    run(Command::new("cc").args(["-shared", "-fPIC", "-o"]).arg(out).arg(&src).args(args));
+    out.to_path_buf()
+}
+
+/// A virtual environment on disk with these distributions' metadata
+/// (`torch-2.6.0+cu126`), never run: for `--fast` checks.
+pub fn metadata_env(dir: &Path, python: &str, dists: &[&str]) -> PathBuf {
+    let xy: Vec<&str> = python.split('.').take(2).collect();
+    let site = dir.join(format!("lib/python{}/site-packages", xy.join(".")));
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    std::fs::write(dir.join("bin/python"), "").unwrap();
+    std::fs::write(dir.join("pyvenv.cfg"), format!("home = /usr/bin\nversion = {python}\n")).unwrap();
+    for d in dists {
+        let (name, version) = d.split_once('-').unwrap();
+        let info = site.join(format!("{name}-{version}.dist-info"));
+        std::fs::create_dir_all(&info).unwrap();
+        std::fs::write(info.join("METADATA"), format!("Name: {name}\nVersion: {version}\n\n")).unwrap();
+    }
+    dir.join("bin/python")
+}
+
+pub fn site_packages(env_python: &Path) -> PathBuf {
+    let env = env_python.parent().unwrap().parent().unwrap();
+    std::fs::read_dir(env.join("lib")).unwrap().next().unwrap().unwrap().path().join("site-packages")
+}

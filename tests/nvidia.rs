@@ -1,0 +1,387 @@
+//! The NVIDIA probes on machines built for the test: a fake NVML compiled
+//! from C and loaded through nvml-wrapper's real loader, fixture roots for
+//! /proc and toolkits, fake nvidia-smi executables, and real ELF libraries
+//! built with gcc for the loader resolution.
+
+mod support;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::*;
+
+/// Runs `--fast` on a metadata-only environment with NVML from `nvml`.
+fn check(nvml: &Path, env: &Path, extra: &[&str]) -> (i32, Value) {
+    let out = doctor()
+        .args(["--format", "json", "--fast", "--nvml-lib"])
+        .arg(nvml)
+        .arg("--python")
+        .arg(env)
+        .args(extra)
+        .output()
+        .unwrap();
+    (out.status.code().unwrap(), json(&out.stdout))
+}
+
+fn nvidia(report: &Value) -> &Value {
+    &report["snapshot"]["nvidia"]["found"]
+}
+
+#[test]
+fn a_healthy_two_gpu_machine_is_read_through_nvml() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = fake_nvml(t.path(), &["GPU_COUNT=2"]);
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &["numpy-1.26.4"]);
+    let (code, report) = check(&lib, &env, &[]);
+    assert_eq!(code, 0, "{:#}", report["findings"]);
+    let n = nvidia(&report);
+    assert_eq!(n["nvml"]["state"], "ok");
+    assert_eq!(n["driver"]["found"]["version"], "570.124.06");
+    assert_eq!(n["driver"]["found"]["max_cuda"], "12.8");
+    let gpus = n["gpus"]["found"].as_array().unwrap();
+    assert_eq!(gpus.len(), 2);
+    assert_eq!(gpus[0]["name"], "NVIDIA GeForce RTX 5090");
+    assert_eq!(gpus[0]["compute_capability"], "12.0");
+    assert_eq!(gpus[0]["architecture"], "Blackwell");
+    assert_eq!(gpus[0]["memory_mib"], 32768);
+    assert_eq!(gpus[1]["compute_capability"], "7.5");
+    assert_eq!(gpus[1]["uuid"], "GPU-00000000-1111-2222-3333-444444444441");
+}
+
+#[test]
+fn each_nvml_failure_is_its_own_state() {
+    let t = tempfile::tempdir().unwrap();
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &[]);
+    for (rc, state) in [("9", "driver_not_loaded"), ("4", "no_permission"), ("18", "version_mismatch")] {
+        let lib = fake_nvml(t.path(), &[&format!("INIT_RC={rc}")]);
+        let (_, report) = check(&lib, &env, &[]);
+        assert_eq!(nvidia(&report)["nvml"]["state"], state, "rc {rc}");
+    }
+    let (_, report) = check(Path::new("/nonexistent/libnvidia-ml.so.1"), &env, &[]);
+    assert_eq!(nvidia(&report)["nvml"]["state"], "no_library");
+    assert!(nvidia(&report)["nvml"]["detail"].as_str().unwrap().contains("cannot open shared object file"));
+}
+
+#[test]
+fn an_upgraded_but_not_rebooted_driver_is_an_error_with_the_reboot_fix() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = fake_nvml(t.path(), &["INIT_RC=18"]);
+    let root = t.path().join("root");
+    let proc = root.join("proc/driver/nvidia");
+    std::fs::create_dir_all(&proc).unwrap();
+    std::fs::write(
+        proc.join("version"),
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n",
+    )
+    .unwrap();
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &[]);
+    let (code, report) = check(&lib, &env, &["--root", root.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let f = finding(&report, "nvml-driver-library-mismatch");
+    assert_eq!(f["fixes"][0], "sudo reboot");
+    assert!(f["message"].as_str().unwrap().contains("535.104.05"), "{f:#}");
+    // The driver is still known, from the kernel module.
+    assert_eq!(nvidia(&report)["driver"]["found"]["source"], "/proc/driver/nvidia/version");
+}
+
+#[test]
+fn a_kernel_module_that_differs_from_the_libraries_is_reported() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = fake_nvml(t.path(), &["DRIVER=\"550.54.14\""]);
+    let root = t.path().join("root");
+    std::fs::create_dir_all(root.join("proc/driver/nvidia")).unwrap();
+    std::fs::write(
+        root.join("proc/driver/nvidia/version"),
+        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.104.05  Release Build  (dvs-builder@U16-T02-35-3)\n",
+    )
+    .unwrap();
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &[]);
+    let (_, report) = check(&lib, &env, &["--root", root.to_str().unwrap()]);
+    let f = finding(&report, "driver-kernel-module-mismatch");
+    assert_eq!(f["message"], "the NVIDIA libraries are 550.54.14 but the loaded kernel module is 535.104.05");
+}
+
+#[test]
+fn an_nvml_call_that_hangs_is_abandoned_at_the_timeout() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = fake_nvml(t.path(), &["HANG_INIT"]);
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &[]);
+    let started = Instant::now();
+    let (_, report) = check(&lib, &env, &["--timeout", "1"]);
+    assert!(started.elapsed() < Duration::from_secs(3), "took {:?}", started.elapsed());
+    assert_eq!(nvidia(&report)["nvml"]["state"], "hung");
+}
+
+#[test]
+fn rtx_5090_with_a_cu126_torch_gets_the_cu128_fix() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = fake_nvml(t.path(), &[]);
+    let env =
+        metadata_env(&t.path().join("env"), "3.11.9", &["torch-2.6.0+cu126", "torchvision-0.21.0+cu126"]);
+    let (code, report) = check(&lib, &env, &[]);
+    assert_eq!(code, 1);
+    let f = finding(&report, "gpu-not-supported-by-torch-build");
+    assert!(
+        f["message"].as_str().unwrap().contains("NVIDIA GeForce RTX 5090, compute capability 12.0"),
+        "{f:#}"
+    );
+    assert!(f["fixes"][0].as_str().unwrap().contains("/whl/cu128"), "{f:#}");
+    assert!(f["fixes"][0].as_str().unwrap().contains("torch>=2.7"), "{f:#}");
+    // Driver 570 runs CUDA 12.6: no driver finding.
+    assert!(!finding_codes(&report).iter().any(|c| c.starts_with("driver-")), "{:#}", report["findings"]);
+}
+
+#[test]
+fn the_same_gpu_with_a_cu128_torch_is_fine() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = fake_nvml(t.path(), &[]);
+    let env =
+        metadata_env(&t.path().join("env"), "3.11.9", &["torch-2.7.1+cu128", "torchvision-0.22.1+cu128"]);
+    let (code, report) = check(&lib, &env, &[]);
+    assert_eq!(code, 0, "{:#}", report["findings"]);
+    let outcome = report["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["code"] == "gpu-not-supported-by-torch-build")
+        .unwrap()
+        .clone();
+    assert_eq!(outcome["status"], "passed");
+}
+
+#[test]
+fn a_pascal_gpu_with_a_cu128_torch_gets_the_cu126_fix() {
+    let t = tempfile::tempdir().unwrap();
+    let lib =
+        fake_nvml(t.path(), &["GPU0_NAME=\"NVIDIA GeForce GTX 1080 Ti\"", "GPU0_CC=6,1", "GPU0_ARCH=4"]);
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &["torch-2.8.0+cu128"]);
+    let (_, report) = check(&lib, &env, &[]);
+    let f = finding(&report, "gpu-not-supported-by-torch-build");
+    assert!(f["fixes"][0].as_str().unwrap().contains("/whl/cu126"), "{f:#}");
+}
+
+#[test]
+fn driver_470_with_a_cuda_12_1_torch_is_too_old() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = fake_nvml(
+        t.path(),
+        &["DRIVER=\"470.82.01\"", "CUDA_INT=11040", "GPU0_NAME=\"Tesla T4\"", "GPU0_CC=7,5", "GPU0_ARCH=6"],
+    );
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &["torch-2.1.0+cu121"]);
+    let (code, report) = check(&lib, &env, &[]);
+    assert_eq!(code, 1);
+    let f = finding(&report, "driver-too-old-for-torch-cuda");
+    assert_eq!(
+        f["message"],
+        "torch 2.1.0+cu121 is built for CUDA 12.1, which needs an NVIDIA driver >= 525.60.13; this machine has 470.82.01"
+    );
+    assert!(f["fixes"][0].as_str().unwrap().contains("/whl/cu118"), "{f:#}");
+    // One floor-crossing finding, not the compatibility warning as well.
+    assert!(!finding_codes(&report).contains(&"driver-below-cuda-toolkit-driver".to_string()));
+}
+
+#[test]
+fn a_driver_inside_minor_version_compatibility_is_a_warning() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = fake_nvml(
+        t.path(),
+        &["DRIVER=\"535.104.05\"", "CUDA_INT=12020", "GPU0_NAME=\"NVIDIA A100\"", "GPU0_CC=8,0"],
+    );
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &["torch-2.4.1+cu124"]);
+    let (code, report) = check(&lib, &env, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(finding(&report, "driver-below-cuda-toolkit-driver")["severity"], "warning");
+}
+
+#[test]
+fn a_pascal_gpu_under_driver_590_is_dropped() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = fake_nvml(
+        t.path(),
+        &["DRIVER=\"595.45.04\"", "CUDA_INT=13020", "GPU0_NAME=\"Tesla P40\"", "GPU0_CC=6,1"],
+    );
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &[]);
+    let (code, report) = check(&lib, &env, &[]);
+    assert_eq!(code, 1);
+    finding(&report, "gpu-dropped-by-driver-branch");
+}
+
+#[test]
+fn nvidia_smi_is_the_fallback_and_old_ones_lose_only_compute_cap() {
+    let t = tempfile::tempdir().unwrap();
+    let bin = t.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    // An R470-era nvidia-smi: rejects compute_cap, answers the rest.
+    script(
+        &bin,
+        "nvidia-smi",
+        "#!/bin/sh\ncase \"$1\" in *compute_cap*) echo 'Field \"compute_cap\" is not a valid field to query.'; exit 2;; esac\n\
+         echo '0, Tesla T4, 470.82.01, 15109, GPU-abc'\n",
+    );
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &[]);
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let out = doctor()
+        .env("PATH", path)
+        .args(["--format", "json", "--fast", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--python"])
+        .arg(&env)
+        .output()
+        .unwrap();
+    let report = json(&out.stdout);
+    let n = nvidia(&report);
+    assert_eq!(n["driver"]["found"]["version"], "470.82.01");
+    assert_eq!(n["driver"]["found"]["source"], "nvidia-smi");
+    assert_eq!(n["gpus"]["found"][0]["name"], "Tesla T4");
+    assert_eq!(n["gpus"]["found"][0]["memory_mib"], 15109);
+    assert!(n["gpus"]["found"][0]["compute_capability"].is_null());
+}
+
+#[test]
+fn a_hanging_or_babbling_nvidia_smi_does_not_hold_the_doctor() {
+    let t = tempfile::tempdir().unwrap();
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &[]);
+    for body in ["#!/bin/sh\nsleep 600\n", "#!/bin/sh\nhead -c 2000 /dev/urandom\n"] {
+        let bin = tempfile::tempdir().unwrap();
+        script(bin.path(), "nvidia-smi", body);
+        let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap());
+        let started = Instant::now();
+        let out = doctor()
+            .env("PATH", path)
+            .args([
+                "--format",
+                "json",
+                "--fast",
+                "--timeout",
+                "1",
+                "--nvml-lib",
+                "/nonexistent/x.so",
+                "--python",
+            ])
+            .arg(&env)
+            .output()
+            .unwrap();
+        assert!(started.elapsed() < Duration::from_secs(3), "took {:?}", started.elapsed());
+        let report = json(&out.stdout);
+        assert!(nvidia(&report)["driver"]["not_evaluated"].is_string(), "{:#}", nvidia(&report));
+    }
+}
+
+#[test]
+fn toolkits_headers_and_library_copies_are_found_with_their_origin() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("root");
+    let cuda = root.join("usr/local/cuda-12.4");
+    std::fs::create_dir_all(cuda.join("lib64")).unwrap();
+    std::fs::create_dir_all(cuda.join("include")).unwrap();
+    std::fs::write(cuda.join("version.json"), r#"{"cuda": {"name": "CUDA SDK", "version": "12.4.1"}}"#)
+        .unwrap();
+    std::fs::write(cuda.join("lib64/libcudart.so.12.4.127"), "").unwrap();
+    std::fs::write(
+        cuda.join("include/cudnn_version.h"),
+        "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n",
+    )
+    .unwrap();
+    let trt = root.join("usr/local/TensorRT-8.6.1.6");
+    std::fs::create_dir_all(trt.join("lib")).unwrap();
+    std::fs::write(trt.join("lib/libnvinfer.so.8.6.1"), "").unwrap();
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &["tensorrt-10.3.0"]);
+    let libs = site_packages(&env).join("tensorrt_libs");
+    std::fs::create_dir_all(&libs).unwrap();
+    std::fs::write(libs.join("libnvinfer.so.10"), "").unwrap();
+    let (_, report) = check(Path::new("/nonexistent/x.so"), &env, &["--root", root.to_str().unwrap()]);
+    let n = nvidia(&report);
+    assert_eq!(n["toolkits"][0]["version"]["found"], "12.4.1");
+    assert_eq!(n["toolkits"][0]["found_via"], "/usr/local/cuda-12.4");
+    assert_eq!(n["headers"][0]["version"], "9.1.0");
+    let libs = n["libraries"].as_array().unwrap();
+    let cudart = libs.iter().find(|l| l["library"] == "cudart").unwrap();
+    assert_eq!(cudart["version"], "12.4.127");
+    assert!(cudart["origin"].as_str().unwrap().starts_with("CUDA toolkit"));
+    let wheel = libs.iter().find(|l| l["file"] == "libnvinfer.so.10").unwrap();
+    assert!(wheel["origin"].as_str().unwrap().starts_with("pip wheel in"));
+    let f = finding(&report, "tensorrt-several-versions");
+    assert!(
+        f["message"].as_str().unwrap().contains("8.6") && f["message"].as_str().unwrap().contains("10.3"),
+        "{f:#}"
+    );
+}
+
+/// A fake onnxruntime-gpu: a CUDA provider library that needs
+/// `libfakecudnn.so.9`, which exists only inside a pip wheel directory.
+fn fake_ort_provider(t: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let env = metadata_env(&t.join("env"), "3.11.9", &["onnxruntime_gpu-1.20.1"]);
+    let site = site_packages(&env);
+    let wheel_lib = site.join("nvidia/cudnn/lib");
+    shared_library(
+        &wheel_lib.join("libcudnn.so.9"),
+        "int cudnn_stub(void) { return 9; }",
+        &["-Wl,-soname,libcudnn.so.9"],
+    );
+    let capi = site.join("onnxruntime/capi");
+    shared_library(
+        &capi.join("libonnxruntime_providers_shared.so"),
+        "int shared_stub(void) { return 1; }",
+        &["-Wl,-soname,libonnxruntime_providers_shared.so"],
+    );
+    let l = format!("-L{}", wheel_lib.display());
+    let c = format!("-L{}", capi.display());
+    shared_library(
+        &capi.join("libonnxruntime_providers_cuda.so"),
+        "int cudnn_stub(void); int shared_stub(void); int provider(void) { return cudnn_stub() + shared_stub(); }",
+        &[
+            &l,
+            &c,
+            "-l:libcudnn.so.9",
+            "-l:libonnxruntime_providers_shared.so",
+            "-Wl,--enable-new-dtags,-rpath,$ORIGIN",
+        ],
+    );
+    (env, wheel_lib)
+}
+
+#[test]
+fn a_cuda_provider_that_cannot_find_cudnn_will_run_on_the_cpu() {
+    let t = tempfile::tempdir().unwrap();
+    let (env, wheel_lib) = fake_ort_provider(t.path());
+    let lib = fake_nvml(t.path(), &[]);
+    let (code, report) = check(&lib, &env, &[]);
+    assert_eq!(code, 1);
+    let f = finding(&report, "gpu-library-cannot-load");
+    assert!(f["message"].as_str().unwrap().contains("libcudnn.so.9 not found"), "{f:#}");
+    assert!(f["why"].as_str().unwrap().contains("silently run on the CPU"), "{f:#}");
+    assert_eq!(f["fixes"][0], format!("export LD_LIBRARY_PATH={}:$LD_LIBRARY_PATH", wheel_lib.display()));
+    let link = &nvidia(&report)["links"][0];
+    assert_eq!(link["role"], "onnxruntime-cuda-provider");
+    // $ORIGIN in RUNPATH found the provider's sibling.
+    let shared = link["resolved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["soname"] == "libonnxruntime_providers_shared.so")
+        .unwrap();
+    assert_eq!(shared["via"], "RUNPATH");
+}
+
+#[test]
+fn the_printed_library_path_fix_makes_the_provider_load() {
+    let t = tempfile::tempdir().unwrap();
+    let (env, wheel_lib) = fake_ort_provider(t.path());
+    let lib = fake_nvml(t.path(), &[]);
+    let out = doctor()
+        .env("LD_LIBRARY_PATH", &wheel_lib)
+        .args(["--format", "json", "--fast", "--nvml-lib"])
+        .arg(&lib)
+        .arg("--python")
+        .arg(&env)
+        .output()
+        .unwrap();
+    let report = json(&out.stdout);
+    assert!(
+        !finding_codes(&report).contains(&"gpu-library-cannot-load".to_string()),
+        "{:#}",
+        report["findings"]
+    );
+    let link = &nvidia(&report)["links"][0];
+    let cudnn = link["resolved"].as_array().unwrap().iter().find(|r| r["soname"] == "libcudnn.so.9").unwrap();
+    assert_eq!(cudnn["via"], "LD_LIBRARY_PATH");
+}
