@@ -385,3 +385,50 @@ fn the_printed_library_path_fix_makes_the_provider_load() {
     let cudnn = link["resolved"].as_array().unwrap().iter().find(|r| r["soname"] == "libcudnn.so.9").unwrap();
     assert_eq!(cudnn["via"], "LD_LIBRARY_PATH");
 }
+
+/// `readelf -d` as an independent oracle: the provider's DT_NEEDED entries
+/// that `ldconfig -p` does not know.
+fn needed_but_not_in_the_loader_cache(lib: &Path) -> Vec<String> {
+    #[allow(clippy::disallowed_methods)]
+    let readelf = std::process::Command::new("readelf").arg("-d").arg(lib).output().unwrap();
+    #[allow(clippy::disallowed_methods)]
+    let ldconfig = std::process::Command::new("/sbin/ldconfig").arg("-p").output().unwrap();
+    let cache = String::from_utf8_lossy(&ldconfig.stdout).to_string();
+    String::from_utf8_lossy(&readelf.stdout)
+        .lines()
+        .filter(|l| l.contains("(NEEDED)"))
+        .filter_map(|l| l.split('[').nth(1)?.split(']').next().map(str::to_string))
+        .filter(|so| !cache.contains(&format!("\t{so} ")))
+        .collect()
+}
+
+#[test]
+fn the_real_onnxruntime_gpu_wheel_names_exactly_the_cuda_libraries_it_lacks() {
+    let venv = onnxruntime_gpu_venv();
+    let out = doctor()
+        .args(["--format", "json", "--fast", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--python"])
+        .arg(venv.join("bin/python"))
+        .output()
+        .unwrap();
+    let report = json(&out.stdout);
+    let links = nvidia(&report)["links"].as_array().unwrap();
+    let provider =
+        links.iter().find(|l| l["role"] == "onnxruntime-cuda-provider").expect("the CUDA provider is found");
+    let mut doctor_says: Vec<String> = provider["unresolved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["soname"].as_str().unwrap().to_string())
+        .collect();
+    let mut oracle = needed_but_not_in_the_loader_cache(Path::new(provider["library"].as_str().unwrap()));
+    doctor_says.sort();
+    oracle.sort();
+    assert!(!oracle.is_empty());
+    assert_eq!(doctor_says, oracle);
+    assert_eq!(links.iter().filter(|l| l["role"] == "onnxruntime-cuda-provider").count(), 1, "lib64 is lib");
+    let f = finding(&report, "gpu-library-cannot-load");
+    assert!(
+        f["fixes"][0].as_str().unwrap().starts_with("python -m pip install \"onnxruntime-gpu[cuda,cudnn]=="),
+        "{f:#}"
+    );
+}

@@ -166,3 +166,9 @@ pub fn site_packages(env_python: &Path) -> PathBuf {
     let env = env_python.parent().unwrap().parent().unwrap();
     std::fs::read_dir(env.join("lib")).unwrap().next().unwrap().unwrap().path().join("site-packages")
 }
+
+/// The real onnxruntime-gpu wheel, without its CUDA dependencies (which is
+/// exactly how its CUDA provider ends up unable to load).
+pub fn onnxruntime_gpu_venv() -> PathBuf {
+    venv("onnxruntime-gpu-nodeps", &[&["--no-deps", "onnxruntime-gpu"]])
+}

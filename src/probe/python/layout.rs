@@ -113,7 +113,7 @@ fn finish(
     site_dirs: Vec<PathBuf>,
     exe: &Path,
 ) -> Result<Layout, String> {
-    let site_dirs: Vec<PathBuf> = site_dirs.into_iter().filter(|d| d.is_dir()).collect();
+    let site_dirs = super::distinct_dirs(site_dirs.into_iter().filter(|d| d.is_dir()));
     if site_dirs.is_empty() {
         return Err(format!(
             "found no site-packages for {} without running it; run without --fast, or pass --python with the real interpreter",

@@ -203,7 +203,7 @@ pub fn probe(host: &Host, candidate: &Candidate, watched: &BTreeSet<String>) -> 
 
     let (version, kind, interp, site_dirs) = match interpreter {
         Some(i) => {
-            let site_dirs: Vec<PathBuf> = i.sys_path.iter().filter(|p| p.is_dir()).cloned().collect();
+            let site_dirs = distinct_dirs(i.sys_path.iter().filter(|p| p.is_dir()).cloned());
             let details = Interpreter {
                 executable: i.executable,
                 implementation: i.implementation,
@@ -271,6 +271,23 @@ fn from_layout(
         distributions,
         imports,
     }
+}
+
+/// Directories in order, each real directory once (a venv's `lib64` is a
+/// symlink to `lib`).
+pub(crate) fn distinct_dirs(dirs: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut seen = Vec::new();
+    dirs.into_iter()
+        .filter(|d| {
+            let real = std::fs::canonicalize(d).unwrap_or_else(|_| d.clone());
+            if seen.contains(&real) {
+                false
+            } else {
+                seen.push(real);
+                true
+            }
+        })
+        .collect()
 }
 
 fn not_evaluated(key: &str, reason: String) -> ImportProbe {
