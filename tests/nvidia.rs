@@ -432,3 +432,56 @@ fn the_real_onnxruntime_gpu_wheel_names_exactly_the_cuda_libraries_it_lacks() {
         "{f:#}"
     );
 }
+
+#[test]
+fn forward_compat_libraries_on_a_geforce_gpu_are_an_error() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = fake_nvml(t.path(), &["DRIVER=\"535.104.05\"", "CUDA_INT=13000"]);
+    let compat = t.path().join("usr/local/cuda-13.0/compat");
+    std::fs::create_dir_all(&compat).unwrap();
+    std::fs::write(compat.join("libcuda.so.580.65.06"), "").unwrap();
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &[]);
+    let out = doctor()
+        .env("LD_LIBRARY_PATH", &compat)
+        .env("NVIDIA_VISIBLE_DEVICES", "all")
+        .args(["--format", "json", "--fast", "--nvml-lib"])
+        .arg(&lib)
+        .arg("--python")
+        .arg(&env)
+        .output()
+        .unwrap();
+    let report = json(&out.stdout);
+    assert_eq!(out.status.code(), Some(1));
+    let f = finding(&report, "forward-compat-on-unsupported-gpu");
+    assert!(f["message"].as_str().unwrap().contains("libcuda.so.580.65.06"), "{f:#}");
+    assert_eq!(nvidia(&report)["container"]["visible_devices"], "all");
+
+    // A data-centre GPU supports forward compatibility.
+    let lib =
+        fake_nvml(t.path(), &["DRIVER=\"535.104.05\"", "GPU0_NAME=\"NVIDIA H100 80GB HBM3\"", "GPU0_CC=9,0"]);
+    let out = doctor()
+        .env("LD_LIBRARY_PATH", &compat)
+        .args(["--format", "json", "--fast", "--nvml-lib"])
+        .arg(&lib)
+        .arg("--python")
+        .arg(&env)
+        .output()
+        .unwrap();
+    assert!(!finding_codes(&json(&out.stdout)).contains(&"forward-compat-on-unsupported-gpu".to_string()));
+}
+
+#[test]
+fn a_cuda_13_tensorrt_wheel_under_a_535_driver_is_too_old() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = fake_nvml(
+        t.path(),
+        &["DRIVER=\"535.104.05\"", "CUDA_INT=12020", "GPU0_NAME=\"NVIDIA L4\"", "GPU0_CC=8,9"],
+    );
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &["tensorrt_cu13-10.14.1.48"]);
+    let (code, report) = check(&lib, &env, &[]);
+    assert_eq!(code, 1);
+    finding(&report, "driver-too-old-for-tensorrt-cu13");
+    let env = metadata_env(&t.path().join("env2"), "3.11.9", &["tensorrt_cu12-10.14.1.48"]);
+    let (code, _) = check(&lib, &env, &[]);
+    assert_eq!(code, 0);
+}
