@@ -49,7 +49,13 @@ pub fn run(cli: Cli) -> Result<u8, AppError> {
         return Ok(exit::OK);
     }
     match &cli.command {
-        None | Some(Command::Check) => run_check(g, &matrix),
+        None | Some(Command::Check) => run_check(g, &matrix, None, g.format),
+        Some(Command::Report) => run_check(g, &matrix, None, Format::Markdown),
+        Some(Command::Diagnose { input }) => {
+            let text = read_input(input.as_deref())?;
+            let snapshot = crate::import::import(&text, &matrix);
+            run_check(g, &matrix, Some(snapshot), g.format)
+        }
         Some(Command::Rules) => run_rules(g, &matrix),
         Some(Command::Explain { code }) => run_explain(g, &matrix, code),
         Some(Command::Completions { shell }) => {
@@ -73,11 +79,32 @@ fn load_matrix(dirs: &[PathBuf]) -> Result<Matrix, AppError> {
     })
 }
 
-fn run_check(g: &GlobalArgs, matrix: &Matrix) -> Result<u8, AppError> {
-    let snapshot = match &g.snapshot {
-        Some(path) => read_snapshot(path)?,
-        None => {
-            let host = Host::from_process(g.root.clone(), Duration::from_secs_f64(g.timeout));
+/// Reads a paste from a file or standard input, as bytes: a paste may hold
+/// anything, and what is not UTF-8 is replaced, not refused.
+fn read_input(path: Option<&Path>) -> Result<String, AppError> {
+    let bytes = match path {
+        Some(p) if p != Path::new("-") => std::fs::read(p)
+            .map_err(|e| AppError::CannotEvaluate(format!("cannot read {}: {e}", p.display())))?,
+        _ => {
+            let mut buf = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut buf)?;
+            buf
+        }
+    };
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn run_check(
+    g: &GlobalArgs,
+    matrix: &Matrix,
+    pasted: Option<Snapshot>,
+    format: Format,
+) -> Result<u8, AppError> {
+    let host = Host::from_process(g.root.clone(), Duration::from_secs_f64(g.timeout));
+    let snapshot = match (pasted, &g.snapshot) {
+        (Some(s), _) => s,
+        (None, Some(path)) => read_snapshot(path)?,
+        (None, None) => {
             let options = ProbeOptions {
                 pythons: g.python.clone(),
                 fast: g.fast,
@@ -87,6 +114,8 @@ fn run_check(g: &GlobalArgs, matrix: &Matrix) -> Result<u8, AppError> {
             probe(&host, &options)
         }
     };
+    let redact = !g.no_redact && (g.redact || format == Format::Markdown);
+    let redactor = redact.then(|| crate::report::redact::Redactor::new(&host, &snapshot));
     let judgement = check(&snapshot, matrix);
     let report = Report::new(snapshot, matrix, judgement);
     let fail_on = match g.fail_on {
@@ -94,10 +123,14 @@ fn run_check(g: &GlobalArgs, matrix: &Matrix) -> Result<u8, AppError> {
         FailOn::Warning => Severity::Warning,
     };
     let code = report.exit_code(fail_on);
-    let rendered = match g.format {
+    let rendered = match format {
         Format::Json => serde_json::to_string_pretty(&report).expect("a report serialises") + "\n",
         Format::Markdown => markdown::render(&report, code),
         Format::Text => text::render(&report, text::Paint(use_color(g)), code),
+    };
+    let rendered = match &redactor {
+        Some(r) => r.apply(&rendered),
+        None => rendered,
     };
     emit(g, &rendered)?;
     Ok(code)

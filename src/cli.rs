@@ -22,6 +22,13 @@ pub struct Cli {
 pub enum Command {
     /// Probe this machine and judge it against the matrix (the default).
     Check,
+    /// Diagnose pasted text (collect_env, pip list, nvidia-smi, tracebacks, a doctor report) from FILE or stdin.
+    Diagnose {
+        /// The file to read; `-` or nothing reads standard input.
+        input: Option<PathBuf>,
+    },
+    /// Probe this machine and print a redacted Markdown report to attach to an issue.
+    Report,
     /// List every rule: code, severity, one line.
     Rules,
     /// Explain one rule: why it matters, how to fix it, and its sources.
@@ -62,6 +69,13 @@ pub struct GlobalArgs {
     /// Re-check a saved snapshot (or a JSON report) instead of probing this machine.
     #[arg(long, global = true, value_name = "FILE")]
     pub snapshot: Option<PathBuf>,
+    /// Replace user and host names, home directories, GPU UUIDs, IP and e-mail addresses and secret-looking
+    /// environment values with placeholders (the default for Markdown).
+    #[arg(long, global = true, conflicts_with = "no_redact")]
+    pub redact: bool,
+    /// Do not redact, even in Markdown.
+    #[arg(long, global = true)]
+    pub no_redact: bool,
     /// When to use colour.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,

@@ -139,6 +139,11 @@ impl Host {
         self.env(key).map(|v| v.to_string_lossy().into_owned()).filter(|v| !v.is_empty())
     }
 
+    /// Every environment variable that is valid text.
+    pub fn env_pairs(&self) -> impl Iterator<Item = (String, String)> + '_ {
+        self.env.iter().filter_map(|(k, v)| Some((k.to_str()?.to_string(), v.to_str()?.to_string())))
+    }
+
     /// Where a system path (`/etc/os-release`) lives under the root.
     pub fn system_path(&self, path: &str) -> PathBuf {
         self.root.join(path.trim_start_matches('/'))

@@ -16,6 +16,7 @@ pub mod app;
 pub mod check;
 pub mod cli;
 pub mod host;
+pub mod import;
 pub mod matrix;
 pub mod probe;
 pub mod report;

@@ -375,7 +375,18 @@ fn check_tensorrt_copies(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix
 
 pub(super) fn check_machine(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
     check_tensorrt_copies(j, snapshot, matrix);
+    if let (Some(pasted), Some(rule)) = (&snapshot.pasted, matrix.rule("pasted-facts-conflict")) {
+        for c in &pasted.conflicts {
+            let values: Vec<String> = c.values.iter().map(|(v, l)| format!("{v} (line {l})")).collect();
+            let mut f =
+                builtin_finding(rule, None, &[("fact", c.fact.clone()), ("values", values.join(" and "))]);
+            f.evidence = values;
+            j.findings.push(f);
+            outcome(j, &rule.code, &None, Outcome::Fired);
+        }
+    }
     if snapshot.pythons.is_empty()
+        && snapshot.pasted.is_none()
         && let Some(rule) = matrix.rule("no-python-found")
     {
         j.findings.push(builtin_finding(rule, None, &[]));

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::matrix::{Clause, Component, Condition, Matrix, Row, Rule, RuleKind, Severity, Table};
 use crate::snapshot::{PythonEnv, Snapshot};
+
 use crate::version::Ver;
 
 use facts::{Fact, Facts};
@@ -95,6 +96,7 @@ pub fn check(snapshot: &Snapshot, matrix: &Matrix) -> Judgement {
         }
     }
     builtin::check_machine(&mut j, snapshot, matrix);
+    signatures(&mut j, snapshot, matrix);
 
     j.findings.sort_by(|a, b| {
         (b.severity, &a.subject, &a.code, &a.message).cmp(&(a.severity, &b.subject, &b.code, &b.message))
@@ -122,6 +124,47 @@ fn record(j: &mut Judgement, rule: &Rule, subject: Option<String>, result: (Outc
         j.findings.push(f);
     }
     j.outcomes.push(RuleOutcome { code: rule.code.clone(), subject, outcome });
+}
+
+/// Error lines of a paste against the matrix's signatures. A line that a
+/// fired rule explains becomes evidence of that finding; otherwise each
+/// signature gives one finding with all the lines it matched.
+fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
+    let Some(pasted) = &snapshot.pasted else { return };
+    for rule in &matrix.rules {
+        let RuleKind::Signature { regex, explained_by, .. } = &rule.kind else { continue };
+        let hits: Vec<(&crate::snapshot::PastedLine, regex::Captures<'_>)> =
+            pasted.error_lines.iter().filter_map(|l| regex.captures(&l.text).map(|c| (l, c))).collect();
+        if hits.is_empty() {
+            j.outcomes.push(RuleOutcome {
+                code: rule.code.clone(),
+                subject: None,
+                outcome: Outcome::NotApplicable,
+            });
+            continue;
+        }
+        let evidence: Vec<String> =
+            hits.iter().map(|(l, _)| format!("line {}: {}", l.line, l.text)).collect();
+        let mut explained = false;
+        for f in j.findings.iter_mut().filter(|f| explained_by.contains(&f.code)) {
+            f.evidence.extend(evidence.iter().cloned());
+            explained = true;
+        }
+        if explained {
+            j.outcomes.push(RuleOutcome { code: rule.code.clone(), subject: None, outcome: Outcome::Passed });
+            continue;
+        }
+        let caps = &hits[0].1;
+        let params: Vec<(&str, String)> = regex
+            .capture_names()
+            .flatten()
+            .map(|n| (n, caps.name(n).map_or_else(|| "?".to_string(), |m| m.as_str().to_string())))
+            .collect();
+        let mut f = builtin_finding(rule, None, &params);
+        f.evidence = evidence;
+        j.findings.push(f);
+        j.outcomes.push(RuleOutcome { code: rule.code.clone(), subject: None, outcome: Outcome::Fired });
+    }
 }
 
 enum Truth {

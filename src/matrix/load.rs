@@ -19,6 +19,7 @@ use serde_saphyr::Spanned;
 use sha2::{Digest, Sha256};
 
 use super::{Clause, Component, Condition, Matrix, Origin, Row, Rule, RuleKind, Severity, Table};
+use crate::version::Ver;
 
 /// One problem in one matrix file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,6 +45,23 @@ struct RawFile {
     tables: BTreeMap<String, Spanned<RawTable>>,
     #[serde(default)]
     rules: Vec<Spanned<RawRule>>,
+    #[serde(default)]
+    gpu_models: Option<Spanned<RawGpuModels>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGpuModels {
+    sources: Vec<String>,
+    models: Vec<Spanned<RawGpuModel>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGpuModel {
+    name: String,
+    compute_capability: String,
+    architecture: String,
 }
 
 #[derive(Deserialize)]
@@ -80,6 +98,10 @@ struct RawRule {
     lookup: Option<Spanned<String>>,
     #[serde(default)]
     require: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    signature: Option<Spanned<String>>,
+    #[serde(default)]
+    explained_by: Vec<String>,
 }
 
 /// A table cell: text, or a list of text (a row's `sources`).
@@ -202,6 +224,7 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
     let mut packages = BTreeSet::new();
     let mut tables: BTreeMap<String, Table> = BTreeMap::new();
     let mut rules: BTreeMap<String, Rule> = BTreeMap::new();
+    let mut gpu_models: Vec<super::GpuModel> = Vec::new();
     // Rule templates are checked once every table is known.
     let mut pending: Vec<(Rule, Vec<(Clause, Origin)>)> = Vec::new();
 
@@ -231,6 +254,25 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
                 }
             }
             packages.extend(raw.packages.iter().map(|p| crate::snapshot::normalize_name(p)));
+            if let Some(models) = raw.gpu_models {
+                if models.value.sources.is_empty() || !models.value.sources.iter().all(|s| is_url(s)) {
+                    e.at(&models, "gpu_models needs `sources` with public URLs");
+                }
+                for m in models.value.models {
+                    if Ver::new(m.value.compute_capability.as_str()).release().len() != 2 {
+                        e.at(
+                            &m,
+                            format!("compute capability {:?} is not MAJOR.MINOR", m.value.compute_capability),
+                        );
+                    }
+                    gpu_models.retain(|g: &super::GpuModel| g.name != m.value.name);
+                    gpu_models.push(super::GpuModel {
+                        name: m.value.name,
+                        compute_capability: m.value.compute_capability,
+                        architecture: m.value.architecture,
+                    });
+                }
+            }
             for (name, t) in raw.tables {
                 if !layer_tables.insert(name.clone()) {
                     e.at(&t, format!("table `{name}` is defined twice"));
@@ -263,6 +305,16 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
         }
         rules.insert(rule.code.clone(), rule);
     }
+    for rule in rules.values() {
+        if let RuleKind::Signature { explained_by, .. } = &rule.kind {
+            for code in explained_by.iter().filter(|c| !rules.contains_key(*c)) {
+                errors.push(MatrixError {
+                    origin: rule.origin.clone(),
+                    message: format!("`explained_by` names `{code}`, which is not a rule"),
+                });
+            }
+        }
+    }
     if version.is_none() && errors.is_empty() {
         errors
             .push(MatrixError { origin: Origin::default(), message: "no matrix file sets `version`".into() });
@@ -271,6 +323,16 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
         return Err(errors);
     }
     let hash = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let patterns: Vec<&str> = rules
+        .values()
+        .filter_map(|r| match &r.kind {
+            RuleKind::Signature { regex, .. } => Some(regex.as_str()),
+            _ => None,
+        })
+        .collect();
+    let signature_set = regex::RegexSet::new(patterns).map_err(|e| {
+        vec![MatrixError { origin: Origin::default(), message: format!("signature patterns: {e}") }]
+    })?;
     Ok(Matrix {
         version: version.unwrap_or_default(),
         hash,
@@ -278,6 +340,8 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
         packages,
         tables,
         rules: rules.into_values().collect(),
+        gpu_models,
+        signature_set,
     })
 }
 
@@ -424,7 +488,26 @@ fn convert_rule(
     };
     let when = clauses(e, raw.when);
     let require = clauses(e, raw.require);
-    let kind = if raw.builtin {
+    let kind = if let Some(sig) = raw.signature {
+        if raw.builtin || !when.is_empty() || !require.is_empty() || raw.lookup.is_some() {
+            e.at(
+                &raw.code,
+                format!("signature rule `{code}` cannot also have `builtin`, `when`, `lookup` or `require`"),
+            );
+        }
+        match regex::Regex::new(&sig.value) {
+            Ok(regex) => {
+                RuleKind::Signature { pattern: sig.value.clone(), regex, explained_by: raw.explained_by }
+            }
+            Err(err) => {
+                e.at(
+                    &sig,
+                    format!("invalid signature regex: {}", err.to_string().lines().last().unwrap_or("")),
+                );
+                RuleKind::Builtin
+            }
+        }
+    } else if raw.builtin {
         if !when.is_empty() || !require.is_empty() || raw.lookup.is_some() {
             e.at(&raw.code, format!("builtin rule `{code}` cannot have `when`, `lookup` or `require`"));
         }

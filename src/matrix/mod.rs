@@ -290,6 +290,26 @@ pub enum RuleKind {
     /// A check Rust performs itself (import failures, declared requirements);
     /// the matrix supplies its text, severity and sources.
     Builtin,
+    /// An error message users meet (a regex over one line of pasted text,
+    /// named captures usable as `{name}` in the texts). When a rule listed
+    /// in `explained_by` fires on the facts, the line becomes that
+    /// finding's evidence instead of a finding of its own.
+    Signature {
+        pattern: String,
+        #[serde(skip)]
+        regex: regex::Regex,
+        explained_by: Vec<String>,
+    },
+}
+
+/// A GPU model the matrix knows, to tell a compute capability from a name
+/// (pasted reports and old nvidia-smi say only the name).
+#[derive(Clone, Debug, Serialize)]
+pub struct GpuModel {
+    /// A case-insensitive substring of the marketing name ("RTX 5090").
+    pub name: String,
+    pub compute_capability: String,
+    pub architecture: String,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -348,6 +368,9 @@ pub struct Matrix {
     pub tables: BTreeMap<String, Table>,
     /// Sorted by code.
     pub rules: Vec<Rule>,
+    pub gpu_models: Vec<GpuModel>,
+    /// Every signature rule's pattern, to find error lines in one pass.
+    pub signature_set: regex::RegexSet,
 }
 
 impl Matrix {
@@ -358,6 +381,12 @@ impl Matrix {
 
     pub fn rule(&self, code: &str) -> Option<&Rule> {
         self.rules.iter().find(|r| r.code == code)
+    }
+
+    /// The model whose name is the longest match inside `gpu_name`.
+    pub fn gpu_model(&self, gpu_name: &str) -> Option<&GpuModel> {
+        let lower = gpu_name.to_lowercase();
+        self.gpu_models.iter().filter(|m| lower.contains(&m.name.to_lowercase())).max_by_key(|m| m.name.len())
     }
 
     /// "2026-11-22 (sha256 1a2b3c4d5e6f)".

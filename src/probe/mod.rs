@@ -60,6 +60,7 @@ pub fn probe(host: &Host, options: &ProbeOptions) -> Snapshot {
         system: Probed::Found(system),
         pythons,
         nvidia: Probed::Found(gpu),
+        pasted: None,
     }
 }
 

@@ -7,6 +7,7 @@
 //! share, so the terminal and a ticket never disagree.
 
 pub mod markdown;
+pub mod redact;
 pub mod text;
 
 use serde::{Deserialize, Serialize};
@@ -115,6 +116,10 @@ impl Report {
 /// Whether any probe besides the system one produced facts.
 fn snapshot_has_facts(s: &Snapshot) -> bool {
     s.pythons.iter().any(|p| p.interpreter.found().is_some() || p.distributions.found().is_some())
+        || s.nvidia
+            .found()
+            .is_some_and(|n| n.driver.found().is_some() || n.gpus.found().is_some_and(|g| !g.is_empty()))
+        || s.pasted.as_ref().is_some_and(|p| !p.error_lines.is_empty() || !p.facts.is_empty())
 }
 
 /// The status of one verdict line.
@@ -370,7 +375,7 @@ fn python_section(
                 Probed::Found(v) => format!("Python {v}"),
                 Probed::NotEvaluated(_) => "Python".into(),
             };
-            let status = if report.snapshot.mode == ProbeMode::Fast && env.distributions.found().is_some() {
+            let status = if report.snapshot.mode != ProbeMode::Full && env.distributions.found().is_some() {
                 worst(subject, Component::Python).unwrap_or(Status::Ok)
             } else {
                 worst(subject, Component::Python).unwrap_or(Status::NotEvaluated).max(Status::NotEvaluated)

@@ -56,6 +56,44 @@ pub struct Snapshot {
     /// The NVIDIA stack; absent in snapshots from before it was probed.
     #[serde(default = "not_probed")]
     pub nvidia: Probed<Nvidia>,
+    /// For a snapshot built from pasted text: where each fact came from,
+    /// contradictions, and the error lines found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pasted: Option<Pasted>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Pasted {
+    /// Every fact read, with the line it came from (1-based).
+    pub facts: Vec<PastedFact>,
+    /// The same fact stated twice with different values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<Conflict>,
+    /// Lines that match a known error signature.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub error_lines: Vec<PastedLine>,
+    /// How many lines were read.
+    pub lines: usize,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PastedFact {
+    pub fact: String,
+    pub value: String,
+    pub line: usize,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Conflict {
+    pub fact: String,
+    /// (value, line) for each statement, the one used first.
+    pub values: Vec<(String, usize)>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PastedLine {
+    pub line: usize,
+    pub text: String,
 }
 
 fn not_probed<T>() -> Probed<T> {
@@ -69,6 +107,8 @@ pub enum ProbeMode {
     Full,
     /// Only package metadata on disk was read (`--fast`).
     Fast,
+    /// Built from text someone pasted (`diagnose`).
+    Pasted,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -113,6 +153,8 @@ pub enum PythonSource {
     DotVenv,
     /// `python3` or `python` on `PATH`.
     SearchPath,
+    /// Stated in a pasted report (`diagnose`).
+    Pasted,
 }
 
 impl PythonSource {
@@ -123,6 +165,7 @@ impl PythonSource {
             Self::CondaPrefix => "active conda environment (CONDA_PREFIX)",
             Self::DotVenv => ".venv in the current directory",
             Self::SearchPath => "first on PATH",
+            Self::Pasted => "stated in the pasted text",
         }
     }
 }

@@ -1,0 +1,228 @@
+//! One line of pasted text at a time: what it says, if it is a line the
+//! doctor knows.
+//!
+//! Table-shaped inputs (`pip list`, `conda list`, collect_env's GPU list and
+//! cuDNN candidates) span lines, so the reader carries a small [`Mode`]
+//! from one line to the next; a blank line ends any table.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{Collector, is_none_word};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Prose,
+    PipList,
+    CondaList,
+    /// Lines after "GPU models and configuration:".
+    GpuList,
+    /// Paths after "cuDNN version: Probably one of the following:".
+    CudnnCandidates,
+}
+
+/// Strips what wraps a line in a ticket: `\r`, Markdown quoting (`> `),
+/// list bullets, surrounding white space; cuts very long lines.
+pub fn clean(raw: &str, max: usize) -> &str {
+    let mut line = raw.trim_end_matches(['\r', '\n']);
+    if line.len() > max {
+        let mut cut = max;
+        while !line.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        line = &line[..cut];
+    }
+    let mut line = line.trim();
+    while let Some(rest) = line.strip_prefix('>') {
+        line = rest.trim_start();
+    }
+    for bullet in ["- ", "* ", "+ "] {
+        if let Some(rest) = line.strip_prefix(bullet) {
+            line = rest.trim_start();
+        }
+    }
+    if line.starts_with("```") {
+        return "";
+    }
+    line
+}
+
+static PIP_FREEZE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*==\s*([0-9][^\s;,]*)$").unwrap()
+});
+static BRACKET_PKG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\[(pip3?|conda)\]\s+([A-Za-z0-9][A-Za-z0-9._-]*)(?:==|\s+)([0-9][^\s]*)(?:\s+(\S+))?")
+        .unwrap()
+});
+static SMI_DRIVER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"Driver Version:\s*([0-9][0-9.]*)").unwrap());
+static SMI_CUDA: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"CUDA Version:\s*([0-9][0-9.]*)").unwrap());
+static SMI_ROW: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|").unwrap());
+static SMI_L: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^GPU (\d+):\s*(.+?)(?:\s*\(UUID:\s*(GPU-[0-9A-Fa-f-]+)\))?$").unwrap());
+static NVCC: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"Cuda compilation tools, release ([0-9.]+)(?:, V([0-9.]+))?").unwrap());
+static CONDA_BUILD_CUDA: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"cuda(\d+)\.(\d+)").unwrap());
+
+/// Reads one cleaned, non-empty line; returns the mode for the next one.
+pub fn read(line: &str, mode: Mode, c: &mut Collector) -> Mode {
+    match mode {
+        Mode::GpuList => {
+            if let Some(m) = SMI_L.captures(line) {
+                c.gpu(m[1].parse().unwrap_or(0), &m[2], m.get(3).map(|u| u.as_str()));
+                return Mode::GpuList;
+            }
+        }
+        Mode::CudnnCandidates => {
+            if line.starts_with('/') || line.contains("cudnn") && line.contains(".so") {
+                c.library(line);
+                return Mode::CudnnCandidates;
+            }
+        }
+        Mode::PipList => {
+            if line.starts_with("---") {
+                return Mode::PipList;
+            }
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            if cols.len() >= 2 && cols[1].starts_with(|ch: char| ch.is_ascii_digit()) && !line.contains(':') {
+                c.dist(cols[0], cols[1]);
+                return Mode::PipList;
+            }
+        }
+        Mode::CondaList => {
+            if line.starts_with('#') {
+                return Mode::CondaList;
+            }
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            if cols.len() >= 3 && cols[1].starts_with(|ch: char| ch.is_ascii_digit()) {
+                conda_package(c, cols[0], cols[1], cols.get(2).copied());
+                return Mode::CondaList;
+            }
+        }
+        Mode::Prose => {}
+    }
+    prose(line, c)
+}
+
+fn conda_package(c: &mut Collector, name: &str, version: &str, build: Option<&str>) {
+    let name = match name {
+        "pytorch" => "torch",
+        "pytorch-cuda" | "cudatoolkit" | "cuda-version" => {
+            c.fact("conda.cuda", version);
+            return;
+        }
+        other => other,
+    };
+    c.dist(name, version);
+    if name == "torch"
+        && let Some(m) = build.and_then(|b| CONDA_BUILD_CUDA.captures(b))
+    {
+        c.fact("torch.cuda", &format!("{}.{}", &m[1], &m[2]));
+    }
+}
+
+/// Splits "Key: value" lines of collect_env.
+fn key_value(line: &str) -> Option<(&str, &str)> {
+    let (k, v) = line.split_once(':')?;
+    (k.len() < 48).then_some((k.trim(), v.trim()))
+}
+
+fn prose(line: &str, c: &mut Collector) -> Mode {
+    if line.starts_with("Package") && line.contains("Version") && line.split_whitespace().count() <= 4 {
+        return Mode::PipList;
+    }
+    if line.starts_with('#') && line.contains("Name") && line.contains("Version") && line.contains("Build") {
+        return Mode::CondaList;
+    }
+    if let Some(m) = BRACKET_PKG.captures(line) {
+        if &m[1] == "conda" {
+            conda_package(c, &m[2], &m[3], m.get(4).map(|b| b.as_str()));
+        } else {
+            c.dist(&m[2], &m[3]);
+        }
+        return Mode::Prose;
+    }
+    if let Some(m) = PIP_FREEZE.captures(line) {
+        c.dist(&m[1], &m[2]);
+        return Mode::Prose;
+    }
+    if line.contains("Driver Version:") {
+        if let Some(m) = SMI_DRIVER.captures(line) {
+            c.fact("driver", &m[1]);
+        }
+        if let Some(m) = SMI_CUDA.captures(line) {
+            c.fact("driver.max_cuda", &m[1]);
+        }
+        return Mode::Prose;
+    }
+    if let Some(m) = SMI_ROW.captures(line) {
+        let name = m[2].trim();
+        // Skip the header row ("GPU  Name  Persistence-M").
+        if !name.contains("Persistence") && !name.starts_with("Name") {
+            c.gpu(m[1].parse().unwrap_or(0), name, None);
+        }
+        return Mode::Prose;
+    }
+    if let Some(m) = SMI_L.captures(line) {
+        c.gpu(m[1].parse().unwrap_or(0), &m[2], m.get(3).map(|u| u.as_str()));
+        return Mode::Prose;
+    }
+    if let Some(m) = NVCC.captures(line) {
+        c.fact("cuda.toolkit", m.get(2).map_or(&m[1], |v| v.as_str()));
+        return Mode::Prose;
+    }
+    if line.contains("Kernel Module") && line.contains("NVRM") {
+        if let Some(v) = crate::probe::nvidia::driver::parse_proc_version(line) {
+            c.fact("driver.kernel_module", v.raw());
+        }
+        return Mode::Prose;
+    }
+    let Some((key, value)) = key_value(line) else { return Mode::Prose };
+    let stated = !is_none_word(value);
+    match key {
+        "PyTorch version" if stated => {
+            c.fact("torch.version", value);
+            c.dist("torch", value);
+        }
+        "CUDA used to build PyTorch" => c.fact("torch.cuda", if stated { value } else { "None" }),
+        "ROCM used to build PyTorch" if stated => c.fact("torch.hip", value),
+        "OS" if stated => c.fact("os", value),
+        "Libc version" if stated => c.fact("glibc", value.trim_start_matches("glibc-")),
+        "Python version" if stated => {
+            if let Some(v) = value.split_whitespace().next() {
+                c.fact("python", v);
+            }
+        }
+        "Python platform" if stated => {
+            if let Some(arch) =
+                ["x86_64", "aarch64", "ppc64le", "s390x"].into_iter().find(|a| value.contains(a))
+            {
+                c.fact("arch", arch);
+            }
+        }
+        "Is CUDA available" if stated => c.fact("torch.cuda_available", value),
+        "CUDA runtime version" if stated => c.fact("cuda.toolkit", value),
+        "Nvidia driver version" if stated => c.fact("driver", value),
+        "GPU models and configuration" => {
+            if stated {
+                match SMI_L.captures(value) {
+                    Some(m) => c.gpu(m[1].parse().unwrap_or(0), &m[2], m.get(3).map(|u| u.as_str())),
+                    None => c.gpu(0, value, None),
+                }
+            }
+            return Mode::GpuList;
+        }
+        "cuDNN version" => {
+            if value.starts_with("Probably one of the following") {
+                return Mode::CudnnCandidates;
+            }
+            if stated {
+                c.fact("cudnn", value);
+            }
+        }
+        _ => {}
+    }
+    Mode::Prose
+}

@@ -1,0 +1,149 @@
+//! Redaction of reports meant to be attached to a public ticket.
+//!
+//! Applied to the rendered report as text, so nothing escapes it whatever
+//! format or field a value ends up in. Each kind of personal or secret
+//! value gets a stable placeholder: `<home>`, `<user>`, `<host>`,
+//! `<gpu-uuid-0>`, `<ip>`, `<email>`, `<secret:NAME>`. Version numbers that
+//! look like IPv4 addresses (cuDNN 8.9.2.26, TensorRT 10.3.0.26) are known
+//! from the snapshot and left alone.
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::host::Host;
+use crate::snapshot::Snapshot;
+
+static GPU_UUID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b").unwrap()
+});
+static EMAIL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b").unwrap());
+static IPV4: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(?:\d{1,3}\.){3}\d{1,3}\b").unwrap());
+static IPV6: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:[0-9a-fA-F]{1,4}:){4,7}[0-9a-fA-F]{1,4}\b|\b[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4})*::(?:[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4})*)?\b")
+        .unwrap()
+});
+
+const SECRET_WORDS: &[&str] = &["TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"];
+
+pub struct Redactor {
+    /// Literal values and their placeholders, longest first.
+    literals: Vec<(String, String)>,
+    /// Whole-word values (user and host names).
+    words: Vec<(Regex, String)>,
+    /// Strings that look like addresses but are versions.
+    versions: BTreeSet<String>,
+}
+
+impl Redactor {
+    pub fn new(host: &Host, snapshot: &Snapshot) -> Self {
+        let mut literals: Vec<(String, String)> = Vec::new();
+        for (name, value) in host.env_pairs() {
+            let upper = name.to_ascii_uppercase();
+            if SECRET_WORDS.iter().any(|w| upper.contains(w)) && value.len() >= 4 {
+                literals.push((value, format!("<secret:{name}>")));
+            }
+        }
+        if let Some(home) = host.env_str("HOME").filter(|h| h.len() > 1 && h != "/") {
+            literals.push((home.trim_end_matches('/').to_string(), "<home>".into()));
+        }
+        literals.sort_by_key(|l| std::cmp::Reverse(l.0.len()));
+
+        let mut words = Vec::new();
+        let mut names: Vec<(String, &str)> = Vec::new();
+        for var in ["USER", "LOGNAME", "USERNAME"] {
+            if let Some(u) = host.env_str(var) {
+                names.push((u, "<user>"));
+            }
+        }
+        if let Some(home) = host.env_str("HOME")
+            && let Some(base) = std::path::Path::new(&home).file_name().and_then(|b| b.to_str())
+        {
+            names.push((base.to_string(), "<user>"));
+        }
+        if let Some(h) = hostname().or_else(|| host.env_str("HOSTNAME")) {
+            names.push((h.clone(), "<host>"));
+            if let Some(short) = h.split('.').next() {
+                names.push((short.to_string(), "<host>"));
+            }
+        }
+        names.sort();
+        names.dedup();
+        for (name, placeholder) in names {
+            // Short names ("a", "ci") would eat ordinary words.
+            if name.len() >= 3
+                && let Ok(re) = Regex::new(&format!(r"\b{}\b", regex::escape(&name)))
+            {
+                words.push((re, placeholder.to_string()));
+            }
+        }
+
+        let versions = snapshot_versions(snapshot);
+        Self { literals, words, versions }
+    }
+
+    pub fn apply(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (value, placeholder) in &self.literals {
+            out = out.replace(value, placeholder);
+        }
+        let mut uuids: Vec<String> = Vec::new();
+        out = GPU_UUID
+            .replace_all(&out, |c: &regex::Captures<'_>| {
+                let u = c[0].to_string();
+                let i = uuids.iter().position(|x| *x == u).unwrap_or_else(|| {
+                    uuids.push(u.clone());
+                    uuids.len() - 1
+                });
+                format!("<gpu-uuid-{i}>")
+            })
+            .into_owned();
+        out = EMAIL.replace_all(&out, "<email>").into_owned();
+        out = IPV4
+            .replace_all(&out, |c: &regex::Captures<'_>| {
+                let s = &c[0];
+                let octets_ok = s.split('.').all(|o| o.parse::<u16>().is_ok_and(|n| n <= 255));
+                if octets_ok && !self.versions.contains(s) { "<ip>".to_string() } else { s.to_string() }
+            })
+            .into_owned();
+        out = IPV6.replace_all(&out, "<ip>").into_owned();
+        for (re, placeholder) in &self.words {
+            out = re.replace_all(&out, placeholder.as_str()).into_owned();
+        }
+        out
+    }
+}
+
+fn hostname() -> Option<String> {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname NUL-terminates
+    // or truncates within it.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return None;
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let name = String::from_utf8_lossy(&buf[..end]).trim().to_string();
+    (!name.is_empty() && name != "localhost").then_some(name)
+}
+
+/// Every version string in the snapshot, so that `8.9.2.26` stays.
+fn snapshot_versions(s: &Snapshot) -> BTreeSet<String> {
+    let json = serde_json::to_value(s).unwrap_or_default();
+    let mut out = BTreeSet::new();
+    collect_strings(&json, &mut out);
+    out.into_iter().filter(|v| IPV4.is_match(v) && !v.contains(' ') && !v.contains('/')).collect()
+}
+
+fn collect_strings(v: &serde_json::Value, out: &mut BTreeSet<String>) {
+    match v {
+        serde_json::Value::String(s) if s.len() < 32 => {
+            out.insert(s.clone());
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| collect_strings(x, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|x| collect_strings(x, out)),
+        _ => {}
+    }
+}

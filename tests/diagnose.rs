@@ -1,0 +1,246 @@
+//! `diagnose`: support-ticket pastes of every shape, turned into the same
+//! findings a probe of the user's machine would give.
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::Value;
+use support::*;
+
+fn paste(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pastes").join(name)
+}
+
+fn diagnose(name: &str) -> (i32, Value) {
+    let out = doctor().args(["diagnose", "--format", "json"]).arg(paste(name)).output().unwrap();
+    (out.status.code().unwrap(), json(&out.stdout))
+}
+
+/// fact → (value, line) as the importer recorded them.
+fn facts(report: &Value) -> Vec<(String, String, u64)> {
+    report["snapshot"]["pasted"]["facts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["fact"].as_str().unwrap().into(),
+                f["value"].as_str().unwrap().into(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn fact(report: &Value, name: &str) -> Option<(String, u64)> {
+    facts(report).into_iter().find(|(f, _, _)| f == name).map(|(_, v, l)| (v, l))
+}
+
+fn dists(report: &Value) -> Vec<(String, String)> {
+    report["snapshot"]["pythons"][0]["distributions"]["found"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|d| (d["name"].as_str().unwrap().into(), d["version"].as_str().unwrap().into()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn collect_env_of_2019_with_a_gpu_list_conda_builds_and_a_single_cudnn_path() {
+    let (_, r) = diagnose("collect_env_2019.txt");
+    assert_eq!(fact(&r, "torch.version"), Some(("1.3.1".into(), 2)));
+    assert_eq!(fact(&r, "torch.cuda"), Some(("10.1.243".into(), 4)));
+    assert_eq!(fact(&r, "python"), Some(("3.6".into(), 10)));
+    assert_eq!(fact(&r, "driver"), Some(("418.87.00".into(), 17)));
+    let gpus = &r["snapshot"]["nvidia"]["found"]["gpus"]["found"];
+    assert_eq!(gpus.as_array().unwrap().len(), 2);
+    assert_eq!(gpus[1]["name"], "GeForce GTX 1080 Ti");
+    assert_eq!(gpus[1]["compute_capability"], "6.1");
+    assert_eq!(
+        dists(&r),
+        vec![
+            ("blas".into(), "1.0".into()),
+            ("numpy".into(), "1.17.3".into()),
+            ("torch".into(), "1.3.1".into()),
+            ("torchvision".into(), "0.4.2".into()),
+        ]
+    );
+    // The conda build string's CUDA agrees with collect_env: no conflict.
+    assert!(r["snapshot"]["pasted"]["conflicts"].is_null(), "{:#}", r["snapshot"]["pasted"]["conflicts"]);
+}
+
+#[test]
+fn collect_env_of_2021_quoted_and_fenced_gives_one_explained_driver_finding() {
+    let (code, r) = diagnose("collect_env_2021_driver_too_old.txt");
+    assert_eq!(code, 1);
+    assert_eq!(fact(&r, "glibc"), Some(("2.27".into(), 20)));
+    assert_eq!(fact(&r, "cuda.toolkit"), Some(("10.0.130".into(), 25)));
+    let libs = &r["snapshot"]["nvidia"]["found"]["libraries"];
+    assert_eq!(libs[0]["file"], "libcudnn.so.7.6.5");
+    let f = finding(&r, "driver-too-old-for-torch-cuda");
+    assert!(
+        f["message"].as_str().unwrap().contains("CUDA 10.2")
+            && f["message"].as_str().unwrap().contains("410.104")
+    );
+    assert!(f["evidence"][0].as_str().unwrap().starts_with("line 7: RuntimeError"), "{f:#}");
+    // The traceback line is explained, not repeated.
+    assert!(!finding_codes(&r).contains(&"error-cuda-driver-insufficient".to_string()));
+}
+
+#[test]
+fn an_rtx_5090_with_a_cu126_torch_in_a_2025_paste() {
+    let (code, r) = diagnose("collect_env_2025_rtx5090.txt");
+    assert_eq!(code, 1);
+    let f = finding(&r, "gpu-not-supported-by-torch-build");
+    assert!(f["fixes"][0].as_str().unwrap().contains("/whl/cu128"), "{f:#}");
+    let evidence = f["evidence"].to_string();
+    assert!(
+        evidence.contains("sm_120 is not compatible") && evidence.contains("no kernel image"),
+        "{evidence}"
+    );
+    assert_eq!(
+        finding_codes(&r).iter().filter(|c| c.starts_with("error-")).count(),
+        0,
+        "{:?}",
+        finding_codes(&r)
+    );
+}
+
+#[test]
+fn a_cpu_torch_on_a_gpu_machine() {
+    let (_, r) = diagnose("cpu_torch_on_gpu.txt");
+    let f = finding(&r, "torch-cpu-build-on-gpu-machine");
+    assert!(f["message"].as_str().unwrap().contains("NVIDIA GeForce RTX 3090"));
+    assert!(f["evidence"].to_string().contains("Torch not compiled with CUDA enabled"));
+}
+
+#[test]
+fn pip_list_columns_with_both_onnxruntime_packages() {
+    let (code, r) = diagnose("pip_list_columns_both_ort.txt");
+    assert_eq!(code, 1);
+    assert_eq!(dists(&r).len(), 8);
+    let f = finding(&r, "onnxruntime-cpu-and-gpu-both-installed");
+    assert!(f["evidence"].to_string().contains("CUDAExecutionProvider"));
+}
+
+#[test]
+fn pip_freeze_with_windows_line_endings_and_numpy_2_under_an_old_onnxruntime() {
+    let (code, r) = diagnose("pip_freeze_crlf_numpy2.txt");
+    assert_eq!(code, 1);
+    assert_eq!(dists(&r)[0], ("numpy".to_string(), "2.0.1".to_string()));
+    let f = finding(&r, "onnxruntime-built-against-numpy1");
+    assert!(f["evidence"].to_string().contains("_ARRAY_API not found"));
+}
+
+#[test]
+fn conda_list_with_old_onnx_under_protobuf_4() {
+    let (_, r) = diagnose("conda_list_old_onnx.txt");
+    assert!(dists(&r).contains(&("protobuf".to_string(), "4.21.0".to_string())));
+    let f = finding(&r, "onnx-protobuf4-descriptors");
+    assert!(f["evidence"].to_string().contains("Descriptors cannot not be created directly"));
+}
+
+#[test]
+fn torchvision_built_for_another_torch() {
+    let (_, r) = diagnose("torchvision_mismatch.txt");
+    let f = finding(&r, "torchvision-not-paired-with-torch");
+    assert_eq!(f["fixes"][0], "python -m pip install \"torchvision==0.16.*\"");
+    assert!(f["evidence"].to_string().contains("torchvision::nms"));
+}
+
+#[test]
+fn nvidia_smi_banners_old_and_new_nvidia_smi_l_nvcc_and_proc() {
+    let (_, old) = diagnose("nvidia_smi_old.txt");
+    assert_eq!(fact(&old, "driver"), Some(("418.67".into(), 3)));
+    assert_eq!(fact(&old, "driver.max_cuda"), Some(("10.1".into(), 3)));
+    assert_eq!(old["snapshot"]["nvidia"]["found"]["gpus"]["found"][0]["name"], "Tesla V100-SXM2...");
+    assert_eq!(old["snapshot"]["nvidia"]["found"]["gpus"]["found"][0]["compute_capability"], "7.0");
+
+    let (_, new) = diagnose("nvidia_smi_new.txt");
+    let n = &new["snapshot"]["nvidia"]["found"];
+    assert_eq!(n["driver"]["found"]["version"], "570.124.06");
+    assert_eq!(n["driver"]["found"]["max_cuda"], "12.8");
+    assert_eq!(n["gpus"]["found"].as_array().unwrap().len(), 2);
+    assert_eq!(n["gpus"]["found"][1]["uuid"], "GPU-7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d");
+    assert_eq!(n["gpus"]["found"][0]["compute_capability"], "9.0");
+    assert_eq!(n["toolkits"][0]["version"]["found"], "12.4.131");
+    assert_eq!(n["kernel_module"]["found"], "570.124.06");
+}
+
+#[test]
+fn conflicting_statements_are_reported_not_silently_picked() {
+    let (_, r) = diagnose("conflicting_torch.txt");
+    let f = finding(&r, "pasted-facts-conflict");
+    let m = f["message"].as_str().unwrap();
+    assert!(m.contains("2.1.0+cu121 (line 1)") && m.contains("2.3.1 (line 2)"), "{m}");
+}
+
+#[test]
+fn a_paste_with_nothing_recognisable_cannot_be_evaluated() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("prose.txt");
+    std::fs::write(&p, "Hello, my model does not work. Any idea?\n").unwrap();
+    let out = doctor().arg("diagnose").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+}
+
+#[test]
+fn diagnose_reads_standard_input() {
+    let text = std::fs::read(paste("torchvision_mismatch.txt")).unwrap();
+    let out = doctor().args(["diagnose", "-", "--format", "json"]).write_stdin(text).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    finding(&json(&out.stdout), "torchvision-not-paired-with-torch");
+}
+
+#[test]
+fn arbitrary_bytes_never_crash_the_importer() {
+    // Deterministic pseudo-random pastes mixing garbage with fragments of
+    // the formats, so the parsers see truncated and corrupted lines.
+    let fragments: &[&[u8]] = &[
+        b"PyTorch version: ",
+        b"GPU models and configuration:",
+        b"| NVIDIA-SMI 5",
+        b"Driver Version: ",
+        b"[conda] pytorch 1.13.1 py3.9_cuda",
+        b"Package Version\n",
+        b"# Name Version Build\n",
+        b"cuDNN version: Probably one of the following:\n",
+        b"GPU 0: ",
+        b"==",
+        b"\r\n",
+        b"\n",
+        b"> ",
+        b"```",
+        "é漢\u{feff}".as_bytes(),
+        b"\xff\xfe\x00",
+        b"libcudnn.so.9: cannot open shared object file",
+        b"{\"schema_version\": 1,",
+    ];
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let matrix = onnx_doctor::matrix::Matrix::load(&[]).unwrap();
+    for _ in 0..1500 {
+        let mut bytes = Vec::new();
+        let parts = next() % 40;
+        for _ in 0..parts {
+            if next() % 3 == 0 {
+                let n = (next() % 20) as usize;
+                bytes.extend((0..n).map(|_| (next() % 256) as u8));
+            } else {
+                bytes.extend_from_slice(fragments[(next() % fragments.len() as u64) as usize]);
+                bytes.extend(format!("{}.{}", next() % 1000, next() % 100).bytes());
+            }
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let snapshot = onnx_doctor::import::import(&text, &matrix);
+        let _ = onnx_doctor::check::check(&snapshot, &matrix);
+    }
+}
