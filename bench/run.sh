@@ -110,3 +110,19 @@ fi
 echo "== peak memory of onnx-doctor itself (KiB, max RSS)"
 echo "--fast, 1000 distributions: $(peak_kib "$BIN" --fast --python "$WORK/env1000/bin/python")"
 echo "full check, healthy venv:   $(peak_kib "$BIN" --python "$VENV/bin/python")"
+
+echo "== diagnose on large pastes (wall s)"
+python3 - "$BIN" "$WORK" <<'PY'
+import subprocess, sys, time, os
+doctor, work = sys.argv[1], sys.argv[2]
+root = os.path.join(os.path.dirname(os.path.abspath(doctor)), "..", "..", "tests", "fixtures", "pastes")
+src = "".join(open(os.path.join(root, f)).read() for f in sorted(os.listdir(root)))
+for mb in (10, 100):
+    path = os.path.join(work, f"paste{mb}.txt")
+    with open(path, "w") as f:
+        f.write((src * (mb * 1024 * 1024 // len(src) + 1))[: mb * 1024 * 1024])
+    t = time.perf_counter()
+    subprocess.run([doctor, "diagnose", path, "--format", "json", "-o", "/dev/null"])
+    print(f"{mb} MB paste: {time.perf_counter() - t:.3f}")
+    os.remove(path)
+PY

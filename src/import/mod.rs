@@ -95,15 +95,16 @@ impl Collector {
             return;
         }
         let line = self.lines;
-        self.facts.push(PastedFact { fact: fact.into(), value: value.into(), line });
         match self.values.get(fact) {
             None => {
+                self.facts.push(PastedFact { fact: fact.into(), value: value.into(), line });
                 self.values.insert(fact.into(), (value.into(), line));
             }
             Some((first, first_line)) if !same_value(first, value) => {
                 let entry =
                     self.conflicts.entry(fact.into()).or_insert_with(|| vec![(first.clone(), *first_line)]);
                 if !entry.iter().any(|(v, _)| same_value(v, value)) {
+                    self.facts.push(PastedFact { fact: fact.into(), value: value.into(), line });
                     entry.push((value.into(), line));
                 }
             }
