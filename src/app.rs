@@ -11,6 +11,7 @@ use crate::matrix::{Matrix, RuleKind, Severity};
 use crate::probe::{ProbeOptions, probe};
 use crate::report::{Report, markdown, text};
 use crate::snapshot::{SCHEMA_VERSION, Snapshot};
+use crate::version::Ver;
 
 /// Exit codes (containers and CI read these).
 pub mod exit {
@@ -51,6 +52,60 @@ pub fn run(cli: Cli) -> Result<u8, AppError> {
     match &cli.command {
         None | Some(Command::Check) => run_check(g, &matrix, None, g.format),
         Some(Command::Report) => run_check(g, &matrix, None, Format::Markdown),
+        Some(Command::Model { file, targets }) => {
+            let model = crate::model::read(file).map_err(|e| AppError::CannotEvaluate(e.to_string()))?;
+            let mut parsed = std::collections::BTreeMap::new();
+            for t in targets {
+                let Some((name, version)) = t.split_once("==") else {
+                    return Err(AppError::Usage(format!(
+                        "--target {t:?}: write it as NAME==VERSION, e.g. onnxruntime==1.17.1"
+                    )));
+                };
+                let name = crate::snapshot::normalize_name(name);
+                if !["onnxruntime", "tensorrt"].contains(&name.as_str())
+                    || Ver::new(version).parsed().is_none()
+                {
+                    return Err(AppError::Usage(format!(
+                        "--target {t:?}: the targets are onnxruntime==VERSION and tensorrt==VERSION"
+                    )));
+                }
+                parsed.insert(name, version.trim().to_string());
+            }
+            let host = Host::from_process(g.root.clone(), Duration::from_secs_f64(g.timeout));
+            // The installed runtimes' versions are all the model check needs
+            // from the machine: the fast probe, unless a snapshot is given.
+            let mut snapshot = match &g.snapshot {
+                Some(path) => read_snapshot(path)?,
+                // With every runtime given as a target, this machine is beside the point.
+                None if !parsed.is_empty() => Snapshot {
+                    schema_version: SCHEMA_VERSION,
+                    probed_by: format!("onnx-doctor {} (model)", env!("CARGO_PKG_VERSION")),
+                    mode: crate::snapshot::ProbeMode::Fast,
+                    system: crate::snapshot::Probed::NotEvaluated(
+                        "not probed: judging against --target".into(),
+                    ),
+                    pythons: Vec::new(),
+                    nvidia: crate::snapshot::Probed::NotEvaluated(
+                        "not probed: judging against --target".into(),
+                    ),
+                    pasted: None,
+                    model: None,
+                    targets: Default::default(),
+                },
+                None => probe(
+                    &host,
+                    &ProbeOptions {
+                        pythons: g.python.clone(),
+                        fast: true,
+                        watched: matrix.packages.clone(),
+                        nvml_lib: g.nvml_lib.clone().map(Into::into),
+                    },
+                ),
+            };
+            snapshot.model = Some(model);
+            snapshot.targets = parsed;
+            run_check(g, &matrix, Some(snapshot), g.format)
+        }
         Some(Command::Diagnose { input }) => {
             let text = read_input(input.as_deref())?;
             let snapshot = crate::import::import(&text, &matrix);

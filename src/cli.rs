@@ -29,6 +29,14 @@ pub enum Command {
     },
     /// Probe this machine and print a redacted Markdown report to attach to an issue.
     Report,
+    /// Check an ONNX model against the installed runtimes or a --target.
+    Model {
+        /// The .onnx file.
+        file: PathBuf,
+        /// A runtime to judge against instead of the installed one: onnxruntime==1.17.1, tensorrt==8.6.1 (repeatable).
+        #[arg(long = "target", value_name = "SPEC")]
+        targets: Vec<String>,
+    },
     /// List every rule: code, severity, one line.
     Rules,
     /// Explain one rule: why it matters, how to fix it, and its sources.

@@ -18,6 +18,7 @@ pub mod cli;
 pub mod host;
 pub mod import;
 pub mod matrix;
+pub mod model;
 pub mod probe;
 pub mod report;
 pub mod snapshot;

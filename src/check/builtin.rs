@@ -387,6 +387,7 @@ pub(super) fn check_machine(j: &mut Judgement, snapshot: &Snapshot, matrix: &Mat
     }
     if snapshot.pythons.is_empty()
         && snapshot.pasted.is_none()
+        && snapshot.targets.is_empty()
         && let Some(rule) = matrix.rule("no-python-found")
     {
         j.findings.push(builtin_finding(rule, None, &[]));

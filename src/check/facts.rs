@@ -46,6 +46,7 @@ impl Fact {
 /// The facts of one Python environment on one machine (or of the machine
 /// alone, when `env` is `None`).
 pub struct Facts<'a> {
+    pub snapshot: Option<&'a Snapshot>,
     pub system: Option<&'a System>,
     pub system_reason: Option<&'a str>,
     pub nvidia: &'a Probed<Nvidia>,
@@ -56,12 +57,13 @@ pub struct Facts<'a> {
 /// that names only these is judged once.
 pub fn is_machine_fact(key: &str) -> bool {
     matches!(key, "os" | "arch" | "glibc" | "kernel" | "container" | "driver" | "nvml")
-        || ["driver.", "gpu.", "cuda.", "container."].iter().any(|p| key.starts_with(p))
+        || ["driver.", "gpu.", "cuda.", "container.", "model.", "runtime."].iter().any(|p| key.starts_with(p))
 }
 
 impl<'a> Facts<'a> {
     pub fn for_env(snapshot: &'a Snapshot, env: Option<&'a PythonEnv>) -> Self {
         Self {
+            snapshot: Some(snapshot),
             system: snapshot.system.found(),
             system_reason: snapshot.system.reason(),
             nvidia: &snapshot.nvidia,
@@ -120,7 +122,73 @@ impl<'a> Facts<'a> {
         })
     }
 
+    /// `model.*` facts of the model being checked, and `runtime.*`: the
+    /// runtime it is judged against (a `--target`, else the installed one).
+    fn model_fact(&self, key: &str) -> Option<Fact> {
+        let snap = self.snapshot?;
+        if let Some(name) = key.strip_prefix("runtime.") {
+            if let Some(v) = snap.targets.get(name) {
+                return Some(Fact::Text(v.clone()));
+            }
+            let installed =
+                snap.pythons.iter().find_map(|p| p.provider(name)).map(|d| d.version.raw().to_string());
+            let header = match (name, &snap.nvidia) {
+                ("tensorrt", Probed::Found(n)) => {
+                    n.headers.iter().find(|h| h.component == "tensorrt").map(|h| h.version.raw().to_string())
+                }
+                _ => None,
+            };
+            return Some(installed.or(header).map_or(Fact::Absent, Fact::Text));
+        }
+        let rest = key.strip_prefix("model.")?;
+        let Some(m) = &snap.model else { return Some(Fact::Absent) };
+        const STANDARD: &[&str] = &[
+            "ai.onnx",
+            "ai.onnx.ml",
+            "com.microsoft",
+            "org.pytorch.aten",
+            "ai.onnx.training",
+            "ai.onnx.preview.training",
+        ];
+        let list = |items: Vec<String>| if items.is_empty() { Fact::Absent } else { Fact::List(items) };
+        Some(match rest {
+            "ir_version" => Fact::Text(m.ir_version.to_string()),
+            "opset" => m.opsets.get("ai.onnx").map_or(Fact::Absent, |v| Fact::Text(v.to_string())),
+            "domains" => list(m.ops.keys().chain(m.opsets.keys()).cloned().collect()),
+            "custom_domains" => {
+                let mut d: Vec<String> =
+                    m.ops.keys().filter(|d| !STANDARD.contains(&d.as_str())).cloned().collect();
+                d.dedup();
+                list(d)
+            }
+            "ops" => list(m.ops.values().flat_map(|ops| ops.keys().cloned()).collect()),
+            "aten_ops" => {
+                let n: u64 = m
+                    .ops
+                    .iter()
+                    .map(|(d, ops)| {
+                        if d == "org.pytorch.aten" {
+                            ops.values().sum()
+                        } else {
+                            ops.get("ATen").copied().unwrap_or(0)
+                        }
+                    })
+                    .sum();
+                Fact::Text(n.to_string())
+            }
+            "int64_initializers" => Fact::Text(m.int64_initializers.to_string()),
+            "external_missing" => {
+                list(m.external_data.iter().filter(|e| !e.exists).map(|e| e.location.clone()).collect())
+            }
+            "file" => Fact::Text(m.path.display().to_string()),
+            other => Fact::Unknown(format!("no model fact is called `{other}`")),
+        })
+    }
+
     fn nvidia_fact(&self, key: &str) -> Option<Fact> {
+        if let Some(f) = self.model_fact(key) {
+            return Some(f);
+        }
         if !is_machine_fact(key) {
             return None;
         }

@@ -72,7 +72,11 @@ pub fn check(snapshot: &Snapshot, matrix: &Matrix) -> Judgement {
     let data_rules: Vec<&Rule> =
         matrix.rules.iter().filter(|r| matches!(r.kind, RuleKind::Facts { .. })).collect();
 
-    for rule in data_rules.iter().filter(|r| is_machine_rule(r, matrix)) {
+    // `model --target ...` judges the model alone: the machine was not probed.
+    let model_only = !snapshot.targets.is_empty() && snapshot.pythons.is_empty();
+    for rule in
+        data_rules.iter().filter(|r| is_machine_rule(r, matrix) && (!model_only || is_model_rule(r, matrix)))
+    {
         let facts = Facts::for_env(snapshot, None);
         record(&mut j, rule, None, evaluate(rule, &facts, matrix));
     }
@@ -85,7 +89,7 @@ pub fn check(snapshot: &Snapshot, matrix: &Matrix) -> Judgement {
         }
         builtin::check_env(&mut j, first, snapshot, env, matrix);
     }
-    if snapshot.pythons.is_empty() {
+    if snapshot.pythons.is_empty() && !model_only {
         for rule in data_rules.iter().filter(|r| !is_machine_rule(r, matrix)) {
             let reason = "no Python environment was found".to_string();
             j.outcomes.push(RuleOutcome {
@@ -104,6 +108,22 @@ pub fn check(snapshot: &Snapshot, matrix: &Matrix) -> Judgement {
     j.findings.dedup();
     j.outcomes.sort_by(|a, b| (&a.code, &a.subject).cmp(&(&b.code, &b.subject)));
     j
+}
+
+/// Rules about a model and the runtime it is judged against.
+fn is_model_rule(rule: &Rule, matrix: &Matrix) -> bool {
+    rule_facts(rule, matrix).iter().all(|f| f.starts_with("model.") || f.starts_with("runtime."))
+}
+
+fn rule_facts(rule: &Rule, matrix: &Matrix) -> Vec<String> {
+    let RuleKind::Facts { when, require, lookup } = &rule.kind else { return Vec::new() };
+    let by = lookup.as_ref().map(|l| l.by.clone().unwrap_or_else(|| matrix.tables[&l.table].key.clone()));
+    when.iter()
+        .chain(require)
+        .map(|c| c.fact.clone())
+        .chain(by)
+        .flat_map(|f| f.split('|').map(|p| p.trim().to_string()).collect::<Vec<_>>())
+        .collect()
 }
 
 fn is_machine_rule(rule: &Rule, matrix: &Matrix) -> bool {

@@ -314,6 +314,8 @@ impl Collector {
             system: Probed::Found(system),
             pythons,
             nvidia,
+            model: None,
+            targets: BTreeMap::new(),
             pasted: Some(Pasted {
                 facts: self.facts,
                 conflicts: self

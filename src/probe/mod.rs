@@ -10,7 +10,7 @@ pub mod nvidia;
 pub mod python;
 pub mod system;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::thread;
@@ -61,6 +61,8 @@ pub fn probe(host: &Host, options: &ProbeOptions) -> Snapshot {
         pythons,
         nvidia: Probed::Found(gpu),
         pasted: None,
+        model: None,
+        targets: BTreeMap::new(),
     }
 }
 

@@ -120,6 +120,7 @@ fn snapshot_has_facts(s: &Snapshot) -> bool {
             .found()
             .is_some_and(|n| n.driver.found().is_some() || n.gpus.found().is_some_and(|g| !g.is_empty()))
         || s.pasted.as_ref().is_some_and(|p| !p.error_lines.is_empty() || !p.facts.is_empty())
+        || s.model.is_some()
 }
 
 /// The status of one verdict line.
@@ -206,12 +207,18 @@ pub fn overview(report: &Report) -> Vec<Section> {
             Line { status: Status::NotEvaluated, label: "system".into(), detail: r.clone() }
         }
     };
-    sections.push(Section { title: "System".into(), lines: vec![system_line] });
+    let model_only = snap.model.is_some() && !snap.targets.is_empty() && snap.pythons.is_empty();
+    if !model_only {
+        sections.push(Section { title: "System".into(), lines: vec![system_line] });
+    }
+    if let Some(m) = &snap.model {
+        sections.push(model_section(m, &snap.targets, &|c| worst(None, c)));
+    }
     if let Probed::Found(n) = &snap.nvidia {
         sections.push(nvidia_section(n, &|c| worst(None, c)));
     }
 
-    if snap.pythons.is_empty() {
+    if snap.pythons.is_empty() && !model_only {
         sections.push(Section {
             title: "Python".into(),
             lines: vec![Line {
@@ -336,6 +343,52 @@ fn nvidia_section(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Opti
     Section { title: "NVIDIA".into(), lines }
 }
 
+fn model_section(
+    m: &crate::model::ModelFacts,
+    targets: &std::collections::BTreeMap<String, String>,
+    worst: &dyn Fn(Component) -> Option<Status>,
+) -> Section {
+    let opsets: Vec<String> = m.opsets.iter().map(|(d, v)| format!("{d} {v}")).collect();
+    let mut lines = vec![Line {
+        status: worst(Component::Onnx).unwrap_or(Status::Ok),
+        label: format!("IR {} · opsets {}", m.ir_version, opsets.join(", ")),
+        detail: m.producer.clone(),
+    }];
+    for (domain, ops) in &m.ops {
+        let total: u64 = ops.values().sum();
+        let mut top: Vec<(&String, &u64)> = ops.iter().collect();
+        top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let names: Vec<String> = top.iter().take(8).map(|(o, n)| format!("{o}×{n}")).collect();
+        lines.push(Line {
+            status: Status::Ok,
+            label: format!("{domain}: {total} nodes"),
+            detail: names.join(" "),
+        });
+    }
+    let mb = m.initializer_bytes as f64 / (1024.0 * 1024.0);
+    let external = if m.external_data.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " · external data in {}",
+            m.external_data.iter().map(|e| e.location.as_str()).collect::<Vec<_>>().join(", ")
+        )
+    };
+    lines.push(Line {
+        status: Status::Ok,
+        label: format!("{} initializers, {mb:.1} MiB{external}", m.initializers),
+        detail: format!("{} subgraphs, {} functions", m.subgraphs, m.functions),
+    });
+    for (name, version) in targets {
+        lines.push(Line {
+            status: Status::Ok,
+            label: format!("target {name} {version}"),
+            detail: String::new(),
+        });
+    }
+    Section { title: format!("Model {}", m.path.display()), lines }
+}
+
 fn component_line(name: &str, found: Vec<String>, worst: Option<Status>) -> Line {
     if found.is_empty() {
         Line { status: worst.unwrap_or(Status::Absent), label: name.into(), detail: "not found".into() }
@@ -395,6 +448,7 @@ fn python_section(
     for key in STACK {
         let component = Component::of_package(key);
         let dist = crate::check::facts::Facts {
+            snapshot: None,
             system: None,
             system_reason: None,
             nvidia: &report.snapshot.nvidia,

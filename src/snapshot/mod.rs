@@ -60,6 +60,13 @@ pub struct Snapshot {
     /// contradictions, and the error lines found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pasted: Option<Pasted>,
+    /// `onnx-doctor model FILE`: the model being checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<crate::model::ModelFacts>,
+    /// `--target onnxruntime==1.17.1`: runtimes to judge against instead of
+    /// the installed ones (name → version).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub targets: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

@@ -1,0 +1,179 @@
+//! `onnx-doctor model`: real models written by the real onnx package, read
+//! without loading weights, and judged the way the real onnxruntime judges
+//! them.
+#![allow(clippy::disallowed_methods)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use support::*;
+
+/// Writes the models once per test process into a temp dir.
+fn models() -> (tempfile::TempDir, PathBuf) {
+    let venv = healthy_venv();
+    let dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/make_models.py");
+    let out = Command::new(venv.join("bin/python")).arg(&script).arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let path = dir.path().to_path_buf();
+    (dir, path)
+}
+
+fn check(model: &Path, args: &[&str]) -> (i32, Value) {
+    let out = doctor().args(["model", "--format", "json"]).arg(model).args(args).output().unwrap();
+    (out.status.code().unwrap(), json(&out.stdout))
+}
+
+#[test]
+fn model_facts_are_read_exactly() {
+    let (_keep, dir) = models();
+    let (_, r) = check(&dir.join("subgraph.onnx"), &["--target", "onnxruntime==1.31.1"]);
+    let m = &r["snapshot"]["model"];
+    assert_eq!(m["ir_version"], 8);
+    assert_eq!(m["producer"], "onnx-doctor-tests");
+    assert_eq!(m["opsets"]["ai.onnx"], 17);
+    assert_eq!(m["ops"]["ai.onnx"], serde_json::json!({"If": 1, "Neg": 1, "Relu": 1}));
+    assert_eq!(m["subgraphs"], 2);
+    assert_eq!(m["inputs"][0]["shape"], serde_json::json!(["batch", "3"]));
+    assert_eq!(m["initializers"], 1);
+
+    let (_, r) = check(&dir.join("external.onnx"), &["--target", "onnxruntime==1.31.1"]);
+    let m = &r["snapshot"]["model"];
+    assert_eq!(
+        m["external_data"],
+        serde_json::json!([{"location": "external.data", "exists": true, "tensors": 1}])
+    );
+    assert_eq!(m["initializer_bytes"], 12);
+
+    let (_, r) = check(&dir.join("aten.onnx"), &["--target", "onnxruntime==1.31.1"]);
+    assert_eq!(r["snapshot"]["model"]["ops"]["org.pytorch.aten"]["ATen"], 1);
+}
+
+#[test]
+fn each_kind_of_model_gets_its_finding() {
+    let (_keep, dir) = models();
+    let codes = |model: &str, targets: &[&str]| {
+        let mut args = Vec::new();
+        for t in targets {
+            args.extend(["--target", t]);
+        }
+        let (_, r) = check(&dir.join(model), &args);
+        finding_codes(&r)
+    };
+    assert_eq!(codes("ir8_opset17.onnx", &["onnxruntime==1.17.1"]), Vec::<String>::new());
+    assert_eq!(
+        codes("ir10_opset21.onnx", &["onnxruntime==1.17.1"]),
+        vec!["model-ir-too-new-for-onnxruntime", "model-opset-too-new-for-onnxruntime"]
+    );
+    assert_eq!(codes("ir13_opset26.onnx", &["onnxruntime==1.31.1"]), Vec::<String>::new());
+    assert_eq!(
+        codes("ir13_opset27.onnx", &["onnxruntime==1.31.1"]),
+        vec!["model-opset-too-new-for-onnxruntime"]
+    );
+    assert_eq!(codes("aten.onnx", &["onnxruntime==1.31.1"]), vec!["model-has-aten-fallback-ops"]);
+    assert_eq!(codes("contrib.onnx", &["onnxruntime==1.31.1"]), Vec::<String>::new());
+    assert_eq!(codes("contrib.onnx", &["tensorrt==10.15.1"]), vec!["model-contrib-ops-on-tensorrt"]);
+    assert_eq!(codes("custom.onnx", &["onnxruntime==1.31.1"]), vec!["model-custom-operator-domain"]);
+    assert_eq!(codes("int64_weights.onnx", &["tensorrt==8.6.1"]), vec!["model-int64-weights-on-tensorrt"]);
+    assert_eq!(codes("ir10_opset21.onnx", &["tensorrt==8.6.1"]), vec!["model-opset-too-new-for-tensorrt"]);
+    assert_eq!(codes("upsample.onnx", &["onnxruntime==1.31.1"]), Vec::<String>::new());
+
+    let fix = {
+        let (_, r) = check(&dir.join("ir10_opset21.onnx"), &["--target", "onnxruntime==1.17.1"]);
+        finding(&r, "model-opset-too-new-for-onnxruntime")["fixes"][0].as_str().unwrap().to_string()
+    };
+    assert_eq!(fix, "torch.onnx.export(..., opset_version=20)");
+}
+
+#[test]
+fn missing_external_data_is_an_error() {
+    let (_keep, dir) = models();
+    std::fs::rename(dir.join("external.data"), dir.join("moved.data")).unwrap();
+    let (code, r) = check(&dir.join("external.onnx"), &["--target", "onnxruntime==1.31.1"]);
+    assert_eq!(code, 1);
+    finding(&r, "model-external-data-missing");
+}
+
+/// What the real onnxruntime does with each model.
+fn onnxruntime_loads(venv: &Path, dir: &Path) -> Vec<(String, bool)> {
+    let script = "import sys, os, onnxruntime as ort\n\
+        for f in sorted(os.listdir(sys.argv[1])):\n\
+        \x20   if not f.endswith('.onnx'): continue\n\
+        \x20   try:\n\
+        \x20       ort.InferenceSession(os.path.join(sys.argv[1], f), providers=['CPUExecutionProvider']); print(f, 1)\n\
+        \x20   except Exception: print(f, 0)\n";
+    let out = Command::new(venv.join("bin/python")).args(["-c", script]).arg(dir).output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (f, ok) = l.split_once(' ').unwrap();
+            (f.to_string(), ok == "1")
+        })
+        .collect()
+}
+
+#[test]
+fn the_doctor_agrees_with_the_real_onnxruntime_on_every_generated_model() {
+    let (_keep, dir) = models();
+    let venv = healthy_venv();
+    let verdicts = onnxruntime_loads(&venv, &dir);
+    assert!(verdicts.len() >= 10, "{verdicts:?}");
+    for (file, loads) in verdicts {
+        // Judged against the onnxruntime installed in that environment.
+        let out = doctor()
+            .args(["model", "--format", "json", "--fast", "--python"])
+            .arg(venv.join("bin/python"))
+            .arg(dir.join(&file))
+            .output()
+            .unwrap();
+        let r = json(&out.stdout);
+        let doctor_says_loads = !r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"].as_str().unwrap().starts_with("model-") && f["severity"] != "info");
+        assert_eq!(
+            doctor_says_loads,
+            loads,
+            "{file}: onnxruntime {} it, the doctor said {:#}",
+            if loads { "loads" } else { "refuses" },
+            r["findings"]
+        );
+    }
+}
+
+#[test]
+fn truncated_and_bit_flipped_real_models_are_errors_not_crashes() {
+    let (_keep, dir) = models();
+    let bytes = std::fs::read(dir.join("subgraph.onnx")).unwrap();
+    for cut in 0..bytes.len() {
+        let _ = onnx_doctor::model::read_bytes(Path::new("m.onnx"), &bytes[..cut]);
+    }
+    for i in 0..bytes.len() * 8 {
+        let mut b = bytes.clone();
+        b[i / 8] ^= 1 << (i % 8);
+        let _ = onnx_doctor::model::read_bytes(Path::new("m.onnx"), &b);
+    }
+    let bad = dir.join("bad.onnx");
+    std::fs::write(&bad, &bytes[..bytes.len() / 2]).unwrap();
+    let out = doctor().args(["model"]).arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not an ONNX model"));
+}
+
+#[test]
+fn a_malformed_target_is_a_usage_error() {
+    let (_keep, dir) = models();
+    let out = doctor()
+        .args(["model"])
+        .arg(dir.join("ir8_opset17.onnx"))
+        .args(["--target", "onnxruntime=1.17"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("NAME==VERSION"));
+}
