@@ -126,3 +126,29 @@ for mb in (10, 100):
     print(f"{mb} MB paste: {time.perf_counter() - t:.3f}")
     os.remove(path)
 PY
+
+# The model check on ~2 GB models (writes 4 GB to a temporary directory;
+# opt in with BIG=1).
+if [ "${BIG:-0}" = 1 ]; then
+  echo "== model check on 2 GB models (wall s, peak KiB of onnx-doctor)"
+  "$VENV/bin/python" bench/make_big_models.py "$WORK/big"
+  for m in inline external; do
+    python3 - "$BIN" "$WORK/big/$m.onnx" <<'PY'
+import subprocess, sys, time
+doctor, model = sys.argv[1:3]
+t = time.perf_counter()
+p = subprocess.Popen([doctor, "model", model, "--target", "onnxruntime==1.31.1", "-o", "/dev/null"])
+peak = 0
+while p.poll() is None:
+    try:
+        for line in open(f"/proc/{p.pid}/status"):
+            if line.startswith("VmHWM:"):
+                peak = max(peak, int(line.split()[1]))
+    except OSError:
+        pass
+    time.sleep(0.001)
+print(f"{model}: {time.perf_counter() - t:.3f} s, peak {peak} KiB")
+PY
+  done
+  rm -rf "$WORK/big"
+fi
