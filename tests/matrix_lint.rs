@@ -1,0 +1,175 @@
+//! The knowledge base checked as data: rows do not shadow each other, the
+//! matrix is not dated in the future, and the official pairings the matrix
+//! itself records raise no error (no false alarms on known-good stacks).
+
+use std::str::FromStr;
+
+use onnx_doctor::check::check;
+use onnx_doctor::matrix::{Matrix, Severity};
+use onnx_doctor::snapshot::Snapshot;
+use pep440_rs::VersionSpecifiers;
+use serde_json::json;
+
+fn matrix() -> Matrix {
+    Matrix::load(&[]).expect("the embedded matrix loads")
+}
+
+/// The lowest version a specifier set admits, as text: `==2.6.*` → 2.6,
+/// `>=2.1,<2.6` → 2.1, `==2.7.1` → 2.7.1.
+fn lowest(spec: &str) -> String {
+    let specs = VersionSpecifiers::from_str(spec).unwrap();
+    let v = specs
+        .iter()
+        .find(|s| matches!(s.operator().to_string().as_str(), "==" | ">=" | "==*" | "~="))
+        .unwrap_or_else(|| panic!("no lower bound in {spec}"));
+    v.version().to_string()
+}
+
+#[test]
+fn no_table_row_is_shadowed_by_an_earlier_one() {
+    let m = matrix();
+    for table in m.tables.values() {
+        for (i, row) in table.rows.iter().enumerate() {
+            let probe = onnx_doctor::version::Ver::new(lowest(&row.versions));
+            for earlier in &table.rows[..i] {
+                let same_match =
+                    table.matches.iter().all(|(_, col)| earlier.values.get(col) == row.values.get(col));
+                assert!(
+                    !(same_match && earlier.spec.contains(&probe)),
+                    "table {}: the row at {} ({}) is shadowed by the row at {} ({})",
+                    table.name,
+                    row.origin,
+                    row.versions,
+                    earlier.origin,
+                    earlier.versions
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_matrix_is_not_dated_in_the_future() {
+    let m = matrix();
+    let parts: Vec<i64> = m.version.split('-').map(|p| p.parse().unwrap()).collect();
+    assert_eq!(parts.len(), 3, "matrix version {} is not a date", m.version);
+    let days_since_epoch = |y: i64, mo: i64, d: i64| {
+        // Days from civil date (Howard Hinnant's algorithm).
+        let y = if mo <= 2 { y - 1 } else { y };
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let doy = (153 * (mo + if mo > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        era * 146_097 + doe - 719_468
+    };
+    let today =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64 / 86_400;
+    assert!(
+        days_since_epoch(parts[0], parts[1], parts[2]) <= today,
+        "matrix dated {} is in the future",
+        m.version
+    );
+}
+
+#[test]
+fn every_rule_names_a_source_and_every_source_is_a_url() {
+    for rule in matrix().rules {
+        assert!(!rule.sources.is_empty(), "{}", rule.code);
+        for s in &rule.sources {
+            assert!(s.starts_with("https://") || s.starts_with("http://"), "{}: {s}", rule.code);
+        }
+    }
+}
+
+fn snapshot(python: &str, dists: &[(&str, String)], driver: &str, cc: &str) -> Snapshot {
+    let distributions: Vec<_> = dists
+        .iter()
+        .map(|(n, v)| json!({"name": n, "version": v, "location": "/env/lib/python3/site-packages"}))
+        .collect();
+    serde_json::from_value(json!({
+        "schema_version": 1,
+        "probed_by": "known-good stacks",
+        "mode": "fast",
+        "system": {"found": {"os": {"found": "Ubuntu 22.04"}, "kernel": {"found": "6.8.0"}, "arch": "x86_64",
+                             "glibc": {"found": "2.35"}, "container": null, "wsl": false}},
+        "pythons": [{"executable": "/env/bin/python", "source": "flag", "version": {"found": python}, "kind": "venv",
+                     "interpreter": {"not_evaluated": "fixture"}, "site_dirs": [],
+                     "distributions": {"found": distributions}, "imports": []}],
+        "nvidia": {"found": {"nvml": {"state": "ok"},
+                             "driver": {"found": {"version": driver, "max_cuda": null, "source": "nvml"}},
+                             "kernel_module": {"found": driver},
+                             "gpus": {"found": [{"index": 0, "name": "Test GPU", "compute_capability": cc,
+                                                 "architecture": null, "memory_mib": null, "uuid": null}]}}}
+    }))
+    .unwrap()
+}
+
+#[test]
+fn every_official_torch_cuda_pairing_in_the_matrix_raises_no_error() {
+    let m = matrix();
+    let arch = &m.tables["torch-cuda-arch"];
+    let releases = &m.tables["torch-releases"];
+    let cuda = &m.tables["cuda-releases"];
+    let mut checked = 0;
+    for row in &arch.rows {
+        let torch = lowest(&row.versions);
+        let cuda_version = lowest(&row.values["cuda"]);
+        let label = format!("cu{}", cuda_version.replace('.', ""));
+        let torch_v = onnx_doctor::version::Ver::new(torch.as_str());
+        let rel = releases.rows.iter().find(|r| r.spec.contains(&torch_v)).expect("torch release row");
+        let cuda_v = onnx_doctor::version::Ver::new(cuda_version.as_str());
+        let cuda_row = cuda.rows.iter().find(|r| r.spec.contains(&cuda_v)).expect("cuda release row");
+        let python = lowest(&rel.values["python"]);
+        let torchvision = lowest(&rel.values["torchvision"]);
+        // A GPU the build has SASS for: the newest cubin in its list.
+        let gpu = onnx_doctor::matrix::Arch::parse_list(&row.values["arch_list"])
+            .unwrap()
+            .into_iter()
+            .filter(|a| !a.ptx)
+            .map(|a| format!("{}.{}", a.major, a.minor))
+            .last()
+            .unwrap();
+        let numpy = if torch_v.release() < [2, 3].as_slice() { "1.26.4" } else { "2.1.0" };
+        let snap = snapshot(
+            &python,
+            &[
+                ("torch", format!("{torch}+{label}")),
+                ("torchvision", format!("{torchvision}+{label}")),
+                ("numpy", numpy.to_string()),
+            ],
+            &cuda_row.values["toolkit_driver"],
+            &gpu,
+        );
+        let j = check(&snap, &m);
+        let bad: Vec<_> =
+            j.findings.iter().filter(|f| f.severity >= Severity::Warning).map(|f| &f.message).collect();
+        assert!(
+            bad.is_empty(),
+            "torch {torch}+{label}, python {python}, driver {}, GPU {gpu}: {bad:#?}",
+            cuda_row.values["toolkit_driver"]
+        );
+        checked += 1;
+    }
+    assert!(checked >= 14, "{checked}");
+}
+
+#[test]
+fn every_onnxruntime_gpu_build_on_its_minimum_driver_raises_no_error() {
+    let m = matrix();
+    for row in &m.tables["onnxruntime-gpu-builds"].rows {
+        let ort = lowest(&row.versions);
+        let ort_v = onnx_doctor::version::Ver::new(ort.as_str());
+        let rel = m.tables["onnxruntime-releases"].rows.iter().find(|r| r.spec.contains(&ort_v)).unwrap();
+        let python = lowest(&rel.values["python"]);
+        let snap = snapshot(
+            &python,
+            &[("onnxruntime-gpu", ort.clone()), ("numpy", "1.26.4".into())],
+            &row.values["min_driver"],
+            "8.6",
+        );
+        let j = check(&snap, &m);
+        let errors: Vec<_> =
+            j.findings.iter().filter(|f| f.severity == Severity::Error).map(|f| &f.message).collect();
+        assert!(errors.is_empty(), "onnxruntime-gpu {ort}: {errors:#?}");
+    }
+}
