@@ -127,7 +127,7 @@ fn every_official_torch_cuda_pairing_in_the_matrix_raises_no_error() {
             .into_iter()
             .filter(|a| !a.ptx)
             .map(|a| format!("{}.{}", a.major, a.minor))
-            .last()
+            .next_back()
             .unwrap();
         let numpy = if torch_v.release() < [2, 3].as_slice() { "1.26.4" } else { "2.1.0" };
         let snap = snapshot(
