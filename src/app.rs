@@ -45,6 +45,13 @@ impl AppError {
 pub fn run(cli: Cli) -> Result<u8, AppError> {
     let g = &cli.global;
     let matrix = load_matrix(&g.matrix)?;
+    // Usage errors before any work.
+    for a in &g.assume {
+        parse_assumption(a)?;
+    }
+    for e in &g.expect {
+        parse_expectation(e)?;
+    }
     if g.version {
         emit(g, &format!("onnx-doctor {} (matrix {})\n", env!("CARGO_PKG_VERSION"), matrix.describe()))?;
         return Ok(exit::OK);
@@ -91,6 +98,7 @@ pub fn run(cli: Cli) -> Result<u8, AppError> {
                     pasted: None,
                     model: None,
                     targets: Default::default(),
+                    expectations: Vec::new(),
                 },
                 None => probe(
                     &host,
@@ -169,6 +177,12 @@ fn run_check(
             probe(&host, &options)
         }
     };
+    let mut snapshot = snapshot;
+    apply_assumptions(&mut snapshot, &g.assume)?;
+    for e in &g.expect {
+        parse_expectation(e)?;
+        snapshot.expectations.push(e.trim().to_string());
+    }
     let redact = !g.no_redact && (g.redact || format == Format::Markdown);
     let redactor = redact.then(|| crate::report::redact::Redactor::new(&host, &snapshot));
     let judgement = check(&snapshot, matrix);
@@ -181,6 +195,8 @@ fn run_check(
     let rendered = match format {
         Format::Json => serde_json::to_string_pretty(&report).expect("a report serialises") + "\n",
         Format::Markdown => markdown::render(&report, code),
+        Format::Github => crate::report::ci::github(&report),
+        Format::Junit => crate::report::ci::junit(&report),
         Format::Text => text::render(&report, text::Paint(use_color(g)), code),
     };
     let rendered = match &redactor {
@@ -189,6 +205,109 @@ fn run_check(
     };
     emit(g, &rendered)?;
     Ok(code)
+}
+
+/// `--expect "torch==2.4.*"`: a name and a PEP 440 specifier.
+pub fn parse_expectation(text: &str) -> Result<(String, crate::version::Spec), AppError> {
+    let at = text.find(['<', '>', '=', '!', '~']).ok_or_else(|| {
+        AppError::Usage(format!(
+            "--expect {text:?}: write NAME and a version specifier, e.g. \"torch==2.4.*\""
+        ))
+    })?;
+    let (name, spec) = text.split_at(at);
+    let spec = spec.parse().map_err(|e| AppError::Usage(format!("--expect {text:?}: {e}")))?;
+    Ok((crate::snapshot::normalize_name(name), spec))
+}
+
+/// What `--assume` says about the host.
+enum Assumption {
+    Driver(Ver),
+    Gpu(String),
+}
+
+fn parse_assumption(a: &str) -> Result<Assumption, AppError> {
+    let Some((what, value)) = a.split_once('=') else {
+        return Err(AppError::Usage(format!(
+            "--assume {a:?}: write COMPONENT=VERSION, e.g. driver=535.104.05"
+        )));
+    };
+    match what.trim() {
+        "driver" => {
+            let v = Ver::new(value.trim());
+            if v.parsed().is_none() {
+                return Err(AppError::Usage(format!("--assume {a:?}: {value:?} is not a driver version")));
+            }
+            Ok(Assumption::Driver(v))
+        }
+        "gpu" => {
+            let cc = value.trim().trim_start_matches("sm_");
+            let cc = if cc.contains('.') {
+                cc.to_string()
+            } else if cc.len() >= 2 && cc.is_char_boundary(cc.len() - 1) {
+                format!("{}.{}", &cc[..cc.len() - 1], &cc[cc.len() - 1..])
+            } else {
+                String::new()
+            };
+            if Ver::new(cc.as_str()).release().len() != 2 {
+                return Err(AppError::Usage(format!("--assume {a:?}: write gpu=sm_80 or gpu=8.0")));
+            }
+            Ok(Assumption::Gpu(cc))
+        }
+        other => Err(AppError::Usage(format!(
+            "--assume {other:?}: the components that can be assumed are driver and gpu"
+        ))),
+    }
+}
+
+/// `--assume driver=535.104.05 --assume gpu=sm_80`: facts of a host the
+/// doctor cannot see (a container build has no GPU).
+fn apply_assumptions(snapshot: &mut Snapshot, assume: &[String]) -> Result<(), AppError> {
+    use crate::snapshot::Probed;
+    use crate::snapshot::nvidia::{ContainerGpu, Driver, Gpu, Nvidia, NvmlState};
+    for a in assume {
+        let assumption = parse_assumption(a)?;
+        if !matches!(snapshot.nvidia, Probed::Found(_)) {
+            snapshot.nvidia = Probed::Found(Nvidia {
+                nvml: NvmlState::Error { detail: "not asked".into() },
+                driver: Probed::NotEvaluated("not probed".into()),
+                kernel_module: Probed::NotEvaluated("not probed".into()),
+                gpus: Probed::NotEvaluated("not probed".into()),
+                toolkits: Vec::new(),
+                libraries: Vec::new(),
+                headers: Vec::new(),
+                links: Vec::new(),
+                container: ContainerGpu::default(),
+            });
+        }
+        let Probed::Found(n) = &mut snapshot.nvidia else { unreachable!() };
+        match assumption {
+            Assumption::Driver(v) => {
+                n.driver =
+                    Probed::Found(Driver { version: v.clone(), max_cuda: None, source: "--assume".into() });
+                // The host's kernel module is the assumed driver too.
+                n.kernel_module = Probed::Found(v);
+                if matches!(n.nvml, NvmlState::NoLibrary { .. } | NvmlState::DriverNotLoaded) {
+                    n.nvml = NvmlState::Error { detail: "not asked: the driver is assumed".into() };
+                }
+            }
+            Assumption::Gpu(cc) => {
+                let mut gpus = match std::mem::replace(&mut n.gpus, Probed::Found(Vec::new())) {
+                    Probed::Found(g) => g,
+                    Probed::NotEvaluated(_) => Vec::new(),
+                };
+                gpus.push(Gpu {
+                    index: gpus.len() as u32,
+                    name: format!("assumed GPU (compute capability {cc})"),
+                    compute_capability: Some(Ver::new(cc.as_str())),
+                    architecture: None,
+                    memory_mib: None,
+                    uuid: None,
+                });
+                n.gpus = Probed::Found(gpus);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Reads a saved snapshot, or the snapshot inside a saved JSON report.
@@ -222,7 +341,7 @@ fn run_rules(g: &GlobalArgs, matrix: &Matrix) -> Result<u8, AppError> {
             }
             s
         }
-        Format::Text => {
+        Format::Text | Format::Github | Format::Junit => {
             let width = matrix.rules.iter().map(|r| r.code.len()).max().unwrap_or(0);
             let mut s = String::new();
             for r in &matrix.rules {

@@ -93,6 +93,13 @@ pub struct GlobalArgs {
     /// Load NVML from this file instead of libnvidia-ml.so.1 (e.g. /usr/lib/wsl/lib/libnvidia-ml.so.1 under WSL).
     #[arg(long, global = true, value_name = "PATH", env = "ONNX_DOCTOR_NVML_LIB")]
     pub nvml_lib: Option<PathBuf>,
+    /// Judge as if the host had this (repeatable): driver=535.104.05, gpu=sm_80 (or gpu=8.0).
+    /// For container builds, where no GPU is visible.
+    #[arg(long = "assume", global = true, value_name = "COMPONENT=VERSION")]
+    pub assume: Vec<String>,
+    /// A pin the environment must meet (repeatable): "torch==2.4.*", "cuda>=12.4", "python>=3.10".
+    #[arg(long = "expect", global = true, value_name = "SPEC")]
+    pub expect: Vec<String>,
     /// Print the version of the doctor and of its matrix.
     #[arg(short = 'V', long)]
     pub version: bool,
@@ -112,6 +119,10 @@ pub enum Format {
     Text,
     Json,
     Markdown,
+    /// GitHub Actions workflow annotations.
+    Github,
+    /// JUnit XML: one test case per rule evaluated, a failure per finding.
+    Junit,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -373,8 +373,53 @@ fn check_tensorrt_copies(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix
     outcome(j, &rule.code, &None, Outcome::Fired);
 }
 
+/// `--expect` pins: `cuda` means the toolkit, else torch's CUDA; `driver`
+/// and `python` are themselves; anything else is a distribution.
+fn check_expectations(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
+    let Some(rule) = matrix.rule("expectation-not-met") else { return };
+    let envs: Vec<Option<&PythonEnv>> =
+        if snapshot.pythons.is_empty() { vec![None] } else { snapshot.pythons.iter().map(Some).collect() };
+    for expect in &snapshot.expectations {
+        let Ok((name, spec)) = crate::app::parse_expectation(expect) else { continue };
+        let key = match name.as_str() {
+            "cuda" => "cuda.toolkit|torch.cuda",
+            other => other,
+        };
+        for env in &envs {
+            let facts = super::facts::Facts::for_env(snapshot, *env);
+            let subject = env.map(PythonEnv::label);
+            let found = match facts.get(key) {
+                super::facts::Fact::Text(t) => t,
+                super::facts::Fact::Absent => "nothing (not installed)".into(),
+                super::facts::Fact::List(l) => l.join(", "),
+                super::facts::Fact::Unknown(r) => {
+                    outcome(
+                        j,
+                        &rule.code,
+                        &subject,
+                        Outcome::NotEvaluated { reason: format!("{expect}: {r}") },
+                    );
+                    continue;
+                }
+            };
+            if spec.contains(&crate::version::Ver::new(found.as_str())) {
+                outcome(j, &rule.code, &subject, Outcome::Passed);
+                continue;
+            }
+            let f = builtin_finding(
+                rule,
+                *env,
+                &[("expect", expect.clone()), ("name", name.clone()), ("found", found)],
+            );
+            j.findings.push(f);
+            outcome(j, &rule.code, &subject, Outcome::Fired);
+        }
+    }
+}
+
 pub(super) fn check_machine(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
     check_tensorrt_copies(j, snapshot, matrix);
+    check_expectations(j, snapshot, matrix);
     if let (Some(pasted), Some(rule)) = (&snapshot.pasted, matrix.rule("pasted-facts-conflict")) {
         for c in &pasted.conflicts {
             let values: Vec<String> = c.values.iter().map(|(v, l)| format!("{v} (line {l})")).collect();

@@ -316,6 +316,7 @@ impl Collector {
             nvidia,
             model: None,
             targets: BTreeMap::new(),
+            expectations: Vec::new(),
             pasted: Some(Pasted {
                 facts: self.facts,
                 conflicts: self

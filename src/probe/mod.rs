@@ -63,6 +63,7 @@ pub fn probe(host: &Host, options: &ProbeOptions) -> Snapshot {
         pasted: None,
         model: None,
         targets: BTreeMap::new(),
+        expectations: Vec::new(),
     }
 }
 

@@ -6,6 +6,7 @@
 //! format it; [`overview`] computes the per-component verdict lines they
 //! share, so the terminal and a ticket never disagree.
 
+pub mod ci;
 pub mod markdown;
 pub mod redact;
 pub mod text;

@@ -67,6 +67,9 @@ pub struct Snapshot {
     /// the installed ones (name → version).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub targets: BTreeMap<String, String>,
+    /// `--expect`: pins the environment must meet (`torch==2.4.*`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expectations: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

@@ -1,0 +1,121 @@
+//! The doctor as a build gate: no GPU during `docker build`, assumptions
+//! about the host, pins the image must meet, and output CI systems read.
+#![allow(clippy::disallowed_methods)]
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::Value;
+use support::*;
+
+fn gate(env: &Path, extra: &[&str]) -> (i32, Value) {
+    let out = doctor()
+        .args(["--format", "json", "--fast", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--python"])
+        .arg(env)
+        .args(extra)
+        .output()
+        .unwrap();
+    (out.status.code().unwrap(), json(&out.stdout))
+}
+
+fn image(t: &Path) -> std::path::PathBuf {
+    metadata_env(&t.join("env"), "3.11.9", &["torch-2.1.0+cu121", "torchvision-0.16.0+cu121", "numpy-1.26.4"])
+}
+
+#[test]
+fn without_a_driver_the_image_says_what_it_requires_of_its_host() {
+    let t = tempfile::tempdir().unwrap();
+    let (code, r) = gate(&image(t.path()), &[]);
+    assert_eq!(code, 0, "{:#}", r["findings"]);
+    let f = finding(&r, "image-requires-driver");
+    assert_eq!(f["severity"], "info");
+    assert!(f["message"].as_str().unwrap().contains("needs a driver >= 525.60.13"), "{f:#}");
+}
+
+#[test]
+fn assumed_host_drivers_are_judged() {
+    let t = tempfile::tempdir().unwrap();
+    let env = image(t.path());
+    let (code, r) = gate(&env, &["--assume", "driver=470.82.01"]);
+    assert_eq!(code, 1);
+    finding(&r, "driver-too-old-for-torch-cuda");
+    let (code, r) = gate(&env, &["--assume", "driver=535.104.05", "--assume", "gpu=sm_80"]);
+    assert_eq!(code, 0, "{:#}", r["findings"]);
+    assert!(!finding_codes(&r).contains(&"image-requires-driver".to_string()));
+    let (code, r) = gate(&env, &["--assume", "driver=535.104.05", "--assume", "gpu=sm_120"]);
+    assert_eq!(code, 1);
+    finding(&r, "gpu-not-supported-by-torch-build");
+    let out = doctor().args(["--assume", "gpu=x", "--snapshot", "/dev/null"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn expected_pins_are_errors_when_missed() {
+    let t = tempfile::tempdir().unwrap();
+    let env = image(t.path());
+    let (code, r) = gate(&env, &["--expect", "torch==2.1.*", "--expect", "python>=3.10"]);
+    assert_eq!(code, 0, "{:#}", r["findings"]);
+    let (code, r) =
+        gate(&env, &["--expect", "torch==2.4.*", "--expect", "cuda>=12.4", "--expect", "onnx>=1.16"]);
+    assert_eq!(code, 1);
+    let messages: Vec<String> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "expectation-not-met")
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    assert!(messages.contains(&"expected torch==2.4.*, found torch 2.1.0+cu121".to_string()), "{messages:?}");
+    assert!(messages.contains(&"expected cuda>=12.4, found cuda 12.1".to_string()), "{messages:?}");
+    assert!(
+        messages.contains(&"expected onnx>=1.16, found onnx nothing (not installed)".to_string()),
+        "{messages:?}"
+    );
+    let out = doctor().args(["--expect", "torch", "--snapshot", "/dev/null"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn github_annotations_and_junit_xml_carry_every_finding() {
+    let t = tempfile::tempdir().unwrap();
+    let env = image(t.path());
+    let args = [
+        "--fast",
+        "--nvml-lib",
+        "/nonexistent/x.so",
+        "--assume",
+        "driver=470.82.01",
+        "--expect",
+        "torch==2.4.*",
+    ];
+    let gh = doctor().args(args).args(["--format", "github", "--python"]).arg(&env).output().unwrap();
+    let gh = String::from_utf8(gh.stdout).unwrap();
+    assert!(
+        gh.lines().any(|l| l.starts_with("::error title=onnx-doctor driver-too-old-for-torch-cuda::")),
+        "{gh}"
+    );
+    assert!(gh.lines().any(|l| l.starts_with("::error title=onnx-doctor expectation-not-met::")), "{gh}");
+
+    let xml = doctor().args(args).args(["--format", "junit", "--python"]).arg(&env).output().unwrap();
+    assert_eq!(xml.status.code(), Some(1));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("report.xml");
+    std::fs::write(&file, &xml.stdout).unwrap();
+    // An independent parser: Python's ElementTree.
+    let check = "import sys, xml.etree.ElementTree as ET\n\
+        s = ET.parse(sys.argv[1]).getroot().find('testsuite')\n\
+        cases = s.findall('testcase')\n\
+        fails = [f.get('message') for c in cases for f in c.findall('failure')]\n\
+        assert int(s.get('tests')) == len(cases), (s.get('tests'), len(cases))\n\
+        assert int(s.get('failures')) == len(fails)\n\
+        print(len(cases), len(fails))\n";
+    let out = std::process::Command::new(base_python()).args(["-c", check]).arg(&file).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let counts = String::from_utf8(out.stdout).unwrap();
+    let fails: usize = counts.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let report =
+        json(&doctor().args(args).args(["--format", "json", "--python"]).arg(&env).output().unwrap().stdout);
+    assert_eq!(fails, report["findings"].as_array().unwrap().len(), "every finding is a failure element");
+}
