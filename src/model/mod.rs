@@ -139,7 +139,8 @@ fn domain_name(d: &str) -> String {
 fn walk_graph(g: &GraphProto, f: &mut ModelFacts, dir: &Path, top: bool) {
     for t in &g.initializer {
         f.initializers += 1;
-        let elements: u64 = t.dims.iter().map(|&d| d.max(0) as u64).product();
+        // Hostile dimensions (found by fuzzing) overflow a plain product.
+        let elements = t.dims.iter().fold(1u64, |acc, &d| acc.saturating_mul(d.max(0) as u64));
         f.initializer_bytes =
             f.initializer_bytes.saturating_add(elements.saturating_mul(element_size(t.data_type)));
         if t.data_type == 7 {
@@ -275,6 +276,13 @@ mod tests {
             b[i / 8] ^= 1 << (i % 8);
             let _ = read_bytes(Path::new("m.onnx"), &b);
         }
+    }
+
+    #[test]
+    fn dimensions_whose_product_overflows_do_not_panic() {
+        // Found by `cargo fuzz run model_reader`.
+        let bytes = include_bytes!("../../tests/fixtures/fuzz-overflowing-dims.onnx");
+        let _ = read_bytes(Path::new("fuzz.onnx"), bytes);
     }
 
     #[test]
