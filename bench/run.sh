@@ -152,3 +152,32 @@ PY
   done
   rm -rf "$WORK/big"
 fi
+
+echo "== fleet: 10,000 node reports (wall s, peak KiB)"
+"$BIN" --format json --python "$VENV/bin/python" --output "$WORK/one.json" || true
+python3 - "$BIN" "$WORK" <<'PY'
+import json, os, subprocess, sys, time
+doctor, work = sys.argv[1:3]
+base = json.load(open(os.path.join(work, "one.json")))
+d = os.path.join(work, "fleet")
+os.makedirs(d, exist_ok=True)
+for i in range(10000):
+    r = json.loads(json.dumps(base))
+    r["snapshot"]["probed_by"] = f"node{i}"
+    if i % 97 == 0:
+        r["findings"].append({"code": "driver-too-old-for-torch-cuda", "severity": "error"})
+    with open(os.path.join(d, f"node{i:05}.json"), "w") as f:
+        json.dump(r, f)
+t = time.perf_counter()
+p = subprocess.Popen([doctor, "fleet", d, "--format", "json", "-o", "/dev/null"])
+peak = 0
+while p.poll() is None:
+    try:
+        for line in open(f"/proc/{p.pid}/status"):
+            if line.startswith("VmHWM:"):
+                peak = max(peak, int(line.split()[1]))
+    except OSError:
+        pass
+    time.sleep(0.005)
+print(f"10000 reports: {time.perf_counter() - t:.3f} s, peak {peak} KiB")
+PY

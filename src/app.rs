@@ -120,6 +120,27 @@ pub fn run(cli: Cli) -> Result<u8, AppError> {
             run_check(g, &matrix, Some(snapshot), g.format)
         }
         Some(Command::Rules) => run_rules(g, &matrix),
+        Some(Command::Fleet { reports }) => {
+            let fleet = crate::fleet::aggregate(reports);
+            let rendered = match g.format {
+                Format::Json => serde_json::to_string_pretty(&fleet).expect("a fleet serialises") + "\n",
+                Format::Markdown => crate::fleet::render_markdown(&fleet),
+                _ => crate::fleet::render_text(&fleet),
+            };
+            emit(g, &rendered)?;
+            let fail_on = match g.fail_on {
+                FailOn::Error => "error",
+                FailOn::Warning => "warning",
+            };
+            let failing = fleet.findings.iter().any(|f| f.severity == "error" || f.severity == fail_on);
+            Ok(if fleet.nodes == 0 {
+                exit::NOT_EVALUATED
+            } else if failing {
+                exit::FINDINGS
+            } else {
+                exit::OK
+            })
+        }
         Some(Command::Explain { code }) => run_explain(g, &matrix, code),
         Some(Command::Completions { shell }) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();

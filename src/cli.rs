@@ -37,6 +37,12 @@ pub enum Command {
         #[arg(long = "target", value_name = "SPEC")]
         targets: Vec<String>,
     },
+    /// Aggregate many nodes' JSON reports: findings by nodes affected, and version drift.
+    Fleet {
+        /// Report files, directories of them, or `-` for concatenated JSON on standard input.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+    },
     /// List every rule: code, severity, one line.
     Rules,
     /// Explain one rule: why it matters, how to fix it, and its sources.

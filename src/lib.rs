@@ -15,6 +15,7 @@
 pub mod app;
 pub mod check;
 pub mod cli;
+pub mod fleet;
 pub mod host;
 pub mod import;
 pub mod matrix;
