@@ -389,9 +389,9 @@ impl Matrix {
         self.gpu_models.iter().filter(|m| lower.contains(&m.name.to_lowercase())).max_by_key(|m| m.name.len())
     }
 
-    /// "2026-11-22 (sha256 1a2b3c4d5e6f)".
+    /// "2026-11-22, sha256 1a2b3c4d5e6f".
     pub fn describe(&self) -> String {
-        let mut s = format!("{} (sha256 {})", self.version, &self.hash[..12]);
+        let mut s = format!("{}, sha256 {}", self.version, &self.hash[..12]);
         for o in &self.overlays {
             s.push_str(&format!(" + {o}"));
         }
