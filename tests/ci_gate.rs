@@ -31,6 +31,8 @@ fn without_a_driver_the_image_says_what_it_requires_of_its_host() {
     let f = finding(&r, "image-requires-driver");
     assert_eq!(f["severity"], "info");
     assert!(f["message"].as_str().unwrap().contains("needs a driver >= 525.60.13"), "{f:#}");
+    let g = finding(&r, "image-requires-gpu");
+    assert!(g["message"].as_str().unwrap().contains("5.0;6.0;7.0;7.5;8.0;8.6;9.0"), "{g:#}");
 }
 
 #[test]

@@ -196,9 +196,12 @@ impl<'a> Facts<'a> {
             Probed::Found(n) => n,
             Probed::NotEvaluated(r) => return Some(Fact::Unknown(r.clone())),
         };
+        let no_driver = driver_missing(n);
         let list = |gpus: &Probed<Vec<Gpu>>, f: fn(&Gpu) -> Option<String>| match gpus {
             Probed::Found(g) if g.is_empty() => Fact::Absent,
             Probed::Found(g) => Fact::List(g.iter().filter_map(f).collect()),
+            // Without a driver no GPU is visible: that is a fact, not a gap.
+            Probed::NotEvaluated(_) if no_driver => Fact::Absent,
             Probed::NotEvaluated(r) => Fact::Unknown(r.clone()),
         };
         Some(match key {
