@@ -346,7 +346,7 @@ fn a_cuda_provider_that_cannot_find_cudnn_will_run_on_the_cpu() {
     let lib = fake_nvml(t.path(), &[]);
     let (code, report) = check(&lib, &env, &[]);
     assert_eq!(code, 1);
-    let f = finding(&report, "gpu-library-cannot-load");
+    let f = finding(&report, "onnxruntime-provider-cannot-load");
     assert!(f["message"].as_str().unwrap().contains("libcudnn.so.9 not found"), "{f:#}");
     assert!(f["why"].as_str().unwrap().contains("silently run on the CPU"), "{f:#}");
     assert_eq!(f["fixes"][0], format!("export LD_LIBRARY_PATH={}:$LD_LIBRARY_PATH", wheel_lib.display()));
@@ -377,7 +377,7 @@ fn the_printed_library_path_fix_makes_the_provider_load() {
         .unwrap();
     let report = json(&out.stdout);
     assert!(
-        !finding_codes(&report).contains(&"gpu-library-cannot-load".to_string()),
+        !finding_codes(&report).contains(&"onnxruntime-provider-cannot-load".to_string()),
         "{:#}",
         report["findings"]
     );
@@ -426,7 +426,7 @@ fn the_real_onnxruntime_gpu_wheel_names_exactly_the_cuda_libraries_it_lacks() {
     assert!(!oracle.is_empty());
     assert_eq!(doctor_says, oracle);
     assert_eq!(links.iter().filter(|l| l["role"] == "onnxruntime-cuda-provider").count(), 1, "lib64 is lib");
-    let f = finding(&report, "gpu-library-cannot-load");
+    let f = finding(&report, "onnxruntime-provider-cannot-load");
     assert!(
         f["fixes"][0].as_str().unwrap().starts_with("python -m pip install \"onnxruntime-gpu[cuda,cudnn]=="),
         "{f:#}"

@@ -220,14 +220,25 @@ pub(super) fn check_env(
 }
 
 /// The GPU libraries of this environment's packages whose dependencies the
-/// loader cannot find.
+/// loader cannot find. The words and fixes are the matrix's, one rule per
+/// kind of library.
 fn check_links(j: &mut Judgement, snapshot: &Snapshot, env: &PythonEnv, matrix: &Matrix) {
     let Probed::Found(nvidia) = &snapshot.nvidia else { return };
-    let Some(rule) = matrix.rule("gpu-library-cannot-load") else { return };
     let subject = Some(env.label());
     // In a container without a driver the runtime mounts these from the host.
     let no_driver = nvidia.driver.found().is_none();
     for link in nvidia.links.iter().filter(|l| l.python.as_deref() == Some(env.label().as_str())) {
+        let (code, what) = match link.role.as_str() {
+            "onnxruntime-cuda-provider" => {
+                ("onnxruntime-provider-cannot-load", "onnxruntime-gpu's CUDA provider")
+            }
+            "onnxruntime-tensorrt-provider" => {
+                ("onnxruntime-provider-cannot-load", "onnxruntime-gpu's TensorRT provider")
+            }
+            "torch-cuda" => ("torch-cuda-library-cannot-load", "torch's CUDA library"),
+            _ => ("tensorrt-library-cannot-load", "TensorRT"),
+        };
+        let Some(rule) = matrix.rule(code) else { continue };
         let missing: Vec<_> = link
             .unresolved
             .iter()
@@ -244,58 +255,30 @@ fn check_links(j: &mut Judgement, snapshot: &Snapshot, env: &PythonEnv, matrix: 
             .collect();
         dirs.sort();
         dirs.dedup();
-        let (what, consequence, component) = match link.role.as_str() {
-            "onnxruntime-cuda-provider" => (
-                "onnxruntime-gpu's CUDA provider",
-                "onnxruntime will silently run on the CPU: CUDAExecutionProvider is listed as available, but creating a session with it logs \"Failed to load library libonnxruntime_providers_cuda.so\" and falls back.",
-                Component::Onnxruntime,
-            ),
-            "onnxruntime-tensorrt-provider" => (
-                "onnxruntime-gpu's TensorRT provider",
-                "TensorrtExecutionProvider cannot be used; sessions fall back to CUDA or the CPU.",
-                Component::Onnxruntime,
-            ),
-            "torch-cuda" => (
-                "torch's CUDA library",
-                "torch cannot use the GPU: import torch fails or torch.cuda.is_available() is False.",
-                Component::Torch,
-            ),
-            _ => ("TensorRT", "TensorRT cannot be loaded.", Component::Tensorrt),
-        };
-        let mut fixes = Vec::new();
-        if !dirs.is_empty() {
-            fixes.push(format!("export LD_LIBRARY_PATH={}:$LD_LIBRARY_PATH", dirs.join(":")));
-            if component == Component::Onnxruntime {
-                fixes.push("import torch before onnxruntime, or call onnxruntime.preload_dlls() first (onnxruntime 1.21 and later)".into());
-            }
-        }
-        match component {
-            Component::Onnxruntime => {
-                let version = env.distribution("onnxruntime-gpu").map(|d| d.version.raw().to_string());
-                fixes.push(match version {
-                    Some(v) => format!("python -m pip install \"onnxruntime-gpu[cuda,cudnn]=={v}\"   # pip-installed CUDA and cuDNN (onnxruntime 1.21 and later)"),
-                    None => "python -m pip install \"onnxruntime-gpu[cuda,cudnn]\"".into(),
-                });
-            }
-            Component::Torch => fixes.push("python -m pip install --force-reinstall torch".into()),
-            _ => fixes.push("python -m pip install --force-reinstall tensorrt".into()),
-        }
-        let mut f = builtin_finding(
-            rule,
-            Some(env),
-            &[
-                ("what", format!("{what} ({})", link.library.display())),
-                ("missing", names.join(", ")),
-                ("consequence", consequence.to_string()),
-                ("fix", String::new()),
-            ],
-        );
-        f.fixes = fixes;
-        for c in [component, Component::Cuda] {
-            if !f.components.contains(&c) {
-                f.components.push(c);
-            }
-        }
+        let version =
+            env.distribution("onnxruntime-gpu").map(|d| d.version.raw().to_string()).unwrap_or_default();
+        let params = [
+            ("what", what.to_string()),
+            ("library", link.library.display().to_string()),
+            ("missing", names.join(", ")),
+            ("dirs", dirs.join(":")),
+            // Preloading helps only when the libraries exist somewhere.
+            ("dirs_found", String::new()),
+            ("version", version),
+        ];
+        let mut f = builtin_finding(rule, Some(env), &params);
+        // Drop the fixes that need a value this case does not have.
+        f.fixes = rule
+            .fixes
+            .iter()
+            .zip(f.fixes)
+            .filter(|(template, _)| {
+                !(template.contains("{dirs}") && dirs.is_empty()
+                    || template.contains("{dirs_found}") && dirs.is_empty()
+                    || template.contains("{version}") && params[5].1.is_empty())
+            })
+            .map(|(_, fix)| fix)
+            .collect();
         if names.iter().any(|n| n.starts_with("libcudnn")) && !f.components.contains(&Component::Cudnn) {
             f.components.push(Component::Cudnn);
         }
