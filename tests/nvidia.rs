@@ -485,3 +485,38 @@ fn a_cuda_13_tensorrt_wheel_under_a_535_driver_is_too_old() {
     let (code, _) = check(&lib, &env, &[]);
     assert_eq!(code, 0);
 }
+
+#[test]
+fn onnxruntime_gpu_for_cuda_13_under_a_cuda_12_driver() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = fake_nvml(
+        t.path(),
+        &["DRIVER=\"550.54.14\"", "CUDA_INT=12040", "GPU0_NAME=\"NVIDIA L4\"", "GPU0_CC=8,9"],
+    );
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &["onnxruntime_gpu-1.28.0"]);
+    let (code, report) = check(&lib, &env, &[]);
+    assert_eq!(code, 1);
+    let f = finding(&report, "driver-too-old-for-onnxruntime-gpu");
+    assert!(f["message"].as_str().unwrap().contains("CUDA 13"), "{f:#}");
+    let env = metadata_env(&t.path().join("env2"), "3.11.9", &["onnxruntime_gpu-1.20.1"]);
+    let (_, report) = check(&lib, &env, &[]);
+    assert!(!finding_codes(&report).contains(&"driver-too-old-for-onnxruntime-gpu".to_string()));
+}
+
+#[test]
+fn a_kepler_gpu_after_the_r470_branch_is_dropped() {
+    let t = tempfile::tempdir().unwrap();
+    let lib = fake_nvml(
+        t.path(),
+        &["DRIVER=\"535.104.05\"", "CUDA_INT=12020", "GPU0_NAME=\"Tesla K80\"", "GPU0_CC=3,7"],
+    );
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &[]);
+    let (_, report) = check(&lib, &env, &[]);
+    finding(&report, "kepler-gpu-dropped-by-driver-branch");
+    let lib = fake_nvml(
+        t.path(),
+        &["DRIVER=\"470.82.01\"", "CUDA_INT=11040", "GPU0_NAME=\"Tesla K80\"", "GPU0_CC=3,7"],
+    );
+    let (_, report) = check(&lib, &env, &[]);
+    assert!(!finding_codes(&report).contains(&"kepler-gpu-dropped-by-driver-branch".to_string()));
+}

@@ -174,3 +174,66 @@ fn declared_requirements_are_checked_like_pip_check_with_markers_evaluated() {
         "{missing:#}"
     );
 }
+
+#[test]
+fn onnx_before_1_17_under_numpy_2_is_a_warning_and_1_17_is_not() {
+    let f = fires("3.11.9", &[("onnx", "1.16.2"), ("numpy", "2.1.0")], "onnx-untested-with-numpy2");
+    assert_eq!(f["severity"], "warning");
+    quiet("3.11.9", &[("onnx", "1.17.0"), ("numpy", "2.1.0")], "onnx-untested-with-numpy2");
+}
+
+/// A snapshot whose probe imported onnx and torch with these runtime facts.
+fn with_imports(dists: &[(&str, &str)], imports: Value) -> Value {
+    let mut s = snapshot("3.11.9", dists);
+    s["mode"] = json!("full");
+    s["pythons"][0]["imports"] = imports;
+    s
+}
+
+#[test]
+fn onnx_defaults_newer_than_onnxruntime_are_warnings_with_the_matching_onnx_fix() {
+    let imports = json!([{"package": "onnx", "module": "onnx", "status": {"state": "ok"},
+                          "facts": {"ir_version": 11, "max_opset": 23}}]);
+    let (_, r) = check(&with_imports(&[("onnx", "1.18.0"), ("onnxruntime", "1.20.1")], imports.clone()));
+    let ir = finding(&r, "onnx-ir-newer-than-onnxruntime");
+    assert_eq!(ir["fixes"][0], "python -m pip install \"onnx<1.17\"");
+    finding(&r, "onnx-opset-newer-than-onnxruntime");
+    let (_, r) = check(&with_imports(&[("onnx", "1.18.0"), ("onnxruntime", "1.23.0")], imports));
+    assert!(
+        !finding_codes(&r).iter().any(|c| c.starts_with("onnx-ir") || c.starts_with("onnx-opset")),
+        "{:#}",
+        r["findings"]
+    );
+}
+
+#[test]
+fn torch_with_cudnn_9_next_to_an_onnxruntime_gpu_built_for_cudnn_8() {
+    let imports = json!([{"package": "torch", "module": "torch", "status": {"state": "ok"},
+                          "facts": {"version": "2.4.1", "cuda": "12.1", "cudnn_version": "9.1.0"}}]);
+    let (_, r) = check(&with_imports(&[("torch", "2.4.1"), ("onnxruntime-gpu", "1.18.1")], imports.clone()));
+    let f = finding(&r, "cudnn-major-differs-torch-onnxruntime");
+    assert!(
+        f["message"].as_str().unwrap().contains("cuDNN 9.1.0")
+            && f["message"].as_str().unwrap().contains("cuDNN 8")
+    );
+    let (_, r) = check(&with_imports(&[("torch", "2.4.1"), ("onnxruntime-gpu", "1.20.1")], imports));
+    assert!(!finding_codes(&r).contains(&"cudnn-major-differs-torch-onnxruntime".to_string()));
+}
+
+#[test]
+fn a_second_copy_of_a_stack_package_further_down_the_path_is_reported() {
+    let mut s = snapshot("3.11.9", &[("onnx", "1.12.0")]);
+    s["pythons"][0]["distributions"]["found"][0]["shadowed"] =
+        json!([{"version": "1.17.0", "location": "/env/lib/python3.11/site-packages"}]);
+    let (_, r) = check(&s);
+    let f = finding(&r, "distribution-shadowed");
+    assert!(f["message"].as_str().unwrap().contains("hides onnx 1.17.0"), "{f:#}");
+}
+
+#[test]
+fn a_machine_without_any_python_says_so() {
+    let mut s = snapshot("3.11.9", &[]);
+    s["pythons"] = json!([]);
+    let (_, r) = check(&s);
+    finding(&r, "no-python-found");
+}
