@@ -428,6 +428,9 @@ fn run_explain(g: &GlobalArgs, matrix: &Matrix, code: &str) -> Result<u8, AppErr
             for src in &rule.sources {
                 s.push_str(&format!("  {src}\n"));
             }
+            if let Some(since) = &rule.since {
+                s.push_str(&format!("Known since {since}\n"));
+            }
             s.push_str(&format!("\nDefined at {}\n", rule.origin));
             s
         }

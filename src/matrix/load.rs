@@ -91,6 +91,8 @@ struct RawRule {
     #[serde(default)]
     sources: Vec<Spanned<String>>,
     #[serde(default)]
+    since: Option<Spanned<String>>,
+    #[serde(default)]
     builtin: bool,
     #[serde(default)]
     when: BTreeMap<String, Spanned<String>>,
@@ -249,6 +251,8 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
             if let Some(v) = raw.version {
                 if layer.name.is_some() {
                     e.at(&v, "only the embedded matrix sets `version`; remove it from this overlay");
+                } else if !is_iso_date(&v.value) {
+                    e.at(&v, format!("`version` {:?} is not a date (YYYY-MM-DD)", v.value));
                 } else if version.replace(v.value.clone()).is_some() {
                     e.at(&v, "`version` is set in more than one file");
                 }
@@ -367,6 +371,27 @@ fn is_kebab(code: &str) -> bool {
         && code.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
+/// `YYYY-MM-DD` with a real month and day.
+pub(crate) fn is_iso_date(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    let [y, m, d] = parts[..] else { return false };
+    if y.len() != 4 || m.len() != 2 || d.len() != 2 {
+        return false;
+    }
+    let (Ok(y), Ok(m), Ok(d)) = (y.parse::<u32>(), m.parse::<u32>(), d.parse::<u32>()) else {
+        return false;
+    };
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&d)
+}
+
 fn is_url(s: &str) -> bool {
     (s.starts_with("https://") || s.starts_with("http://"))
         && !s.contains(char::is_whitespace)
@@ -472,6 +497,11 @@ fn convert_rule(
     if raw.components.is_empty() {
         e.at(&raw.code, format!("rule `{code}` names no components"));
     }
+    if let Some(since) = &raw.since
+        && !is_iso_date(&since.value)
+    {
+        e.at(since, format!("`since` {:?} is not a date (YYYY-MM-DD)", since.value));
+    }
     let mut templates = Vec::new();
     let mut clauses = |e: &mut Errors<'_>, map: BTreeMap<String, Spanned<String>>| -> Vec<Clause> {
         map.into_iter()
@@ -507,6 +537,12 @@ fn convert_rule(
                 RuleKind::Builtin
             }
         }
+    } else if !raw.explained_by.is_empty() {
+        e.at(
+            &raw.code,
+            format!("`explained_by` belongs to signature rules; rule `{code}` has no `signature`"),
+        );
+        RuleKind::Builtin
     } else if raw.builtin {
         if !when.is_empty() || !require.is_empty() || raw.lookup.is_some() {
             e.at(&raw.code, format!("builtin rule `{code}` cannot have `when`, `lookup` or `require`"));
@@ -531,6 +567,7 @@ fn convert_rule(
         why: raw.why,
         fixes: raw.fixes,
         sources: raw.sources.into_iter().map(|s| s.value).collect(),
+        since: raw.since.map(|s| s.value),
         kind,
         origin,
     };

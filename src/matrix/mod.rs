@@ -325,6 +325,9 @@ pub struct Rule {
     /// Commands, best first.
     pub fixes: Vec<String>,
     pub sources: Vec<String>,
+    /// When the fact behind the rule became true: the release or report
+    /// date of its first source (`YYYY-MM-DD`).
+    pub since: Option<String>,
     pub kind: RuleKind,
     pub origin: Origin,
 }
