@@ -237,3 +237,52 @@ fn a_machine_without_any_python_says_so() {
     let (_, r) = check(&s);
     finding(&r, "no-python-found");
 }
+
+fn plan_for(report: &Value) -> Value {
+    let plans = report["fix_plan"].as_array().cloned().unwrap_or_default();
+    assert_eq!(plans.len(), 1, "{:#}", report["fix_plan"]);
+    plans[0].clone()
+}
+
+#[test]
+fn the_fixes_of_all_findings_form_one_consistent_set() {
+    // Three rules want numpy<2 or a newer onnx; onnx>=1.17 would not load
+    // its models on the onnxruntime 1.17 that stays, so numpy<2 wins for all.
+    let (_, r) = check(&snapshot(
+        "3.11.9",
+        &[("onnxruntime", "1.17.3"), ("torch", "2.2.2"), ("onnx", "1.15.0"), ("numpy", "2.1.0")],
+    ));
+    for code in
+        ["onnxruntime-built-against-numpy1", "torch-built-against-numpy1", "onnx-untested-with-numpy2"]
+    {
+        assert_eq!(finding(&r, code)["fixes"][0], "python -m pip install \"numpy<2\"", "{code}");
+    }
+    let plan = plan_for(&r);
+    assert_eq!(plan["steps"], json!(["python -m pip install \"numpy<2\""]), "{plan:#}");
+    assert!(plan.get("conflicts").is_none(), "{plan:#}");
+}
+
+#[test]
+fn a_fix_that_breaks_a_package_the_plan_keeps_gives_way_to_the_next_one() {
+    // A (hypothetical) in-house package needs numpy 2, so pinning numpy<2
+    // would break it: upgrading onnxruntime is the consistent fix.
+    let mut s =
+        snapshot("3.11.9", &[("onnxruntime", "1.17.3"), ("numpy", "2.1.0"), ("team-models", "1.0.0")]);
+    s["pythons"][0]["distributions"]["found"][2]["requires"] = json!(["numpy>=2"]);
+    let (_, r) = check(&s);
+    let f = finding(&r, "onnxruntime-built-against-numpy1");
+    assert!(
+        f["fixes"][0].as_str().unwrap().starts_with("python -m pip install \"onnxruntime>=1.19\""),
+        "{f:#}"
+    );
+    assert_eq!(plan_for(&r)["steps"], json!(["python -m pip install \"onnxruntime>=1.19\""]));
+
+    // When the same package also pins onnxruntime below 1.19, no listed fix
+    // is consistent: the plan keeps the best one and names the conflict.
+    s["pythons"][0]["distributions"]["found"][2]["requires"] = json!(["numpy>=2", "onnxruntime<1.18"]);
+    let (_, r) = check(&s);
+    let plan = plan_for(&r);
+    let conflicts = plan["conflicts"].to_string();
+    assert!(conflicts.contains("onnxruntime-built-against-numpy1"), "{plan:#}");
+    assert!(conflicts.contains("team-models 1.0.0 requires numpy>=2"), "{plan:#}");
+}

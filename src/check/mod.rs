@@ -11,6 +11,7 @@
 
 mod builtin;
 pub mod facts;
+mod plan;
 pub(crate) mod template;
 
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,7 @@ use crate::snapshot::{PythonEnv, Snapshot};
 use crate::version::Ver;
 
 use facts::{Fact, Facts};
+pub use plan::FixPlan;
 
 /// One problem found, with everything a user needs to act on it.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -64,6 +66,8 @@ pub struct RuleOutcome {
 pub struct Judgement {
     pub findings: Vec<Finding>,
     pub outcomes: Vec<RuleOutcome>,
+    /// The fixes chosen against each other, per environment.
+    pub plans: Vec<FixPlan>,
 }
 
 /// Judges a snapshot against the matrix.
@@ -106,6 +110,7 @@ pub fn check(snapshot: &Snapshot, matrix: &Matrix) -> Judgement {
         (b.severity, &a.subject, &a.code, &a.message).cmp(&(a.severity, &b.subject, &b.code, &b.message))
     });
     j.findings.dedup();
+    plan::plan(&mut j, snapshot, matrix);
     j.outcomes.sort_by(|a, b| (&a.code, &a.subject).cmp(&(&b.code, &b.subject)));
     j
 }

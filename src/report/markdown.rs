@@ -43,6 +43,17 @@ pub fn render(report: &Report, exit_code: u8) -> String {
             f.sources.iter().map(|u| format!("<{u}>")).collect::<Vec<_>>().join(", ")
         );
     }
+    for plan in report.fix_plan.iter().filter(|p| !p.conflicts.is_empty() || p.steps.len() > 1) {
+        let subject = plan.subject.as_deref().map_or("this machine".to_string(), |s| format!("`{s}`"));
+        let _ = writeln!(out, "### Fix all at once in {subject}\n");
+        let _ = writeln!(out, "```sh\n{}\n```\n", plan.steps.join("\n"));
+        for c in &plan.conflicts {
+            let _ = writeln!(out, "- Conflict: {c}");
+        }
+        if !plan.conflicts.is_empty() {
+            out.push('\n');
+        }
+    }
     let _ = writeln!(out, "### Facts\n");
     for section in overview(report) {
         let _ = writeln!(out, "<details><summary>{}</summary>\n", section.title);

@@ -13,7 +13,7 @@ pub mod text;
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::{Finding, Judgement, Outcome, RuleOutcome};
+use crate::check::{Finding, FixPlan, Judgement, Outcome, RuleOutcome};
 use crate::matrix::{Component, Matrix, Severity};
 use crate::probe::python::STACK;
 use crate::snapshot::{ImportStatus, ProbeMode, Probed, PythonEnv, Snapshot};
@@ -25,6 +25,10 @@ pub struct Report {
     pub matrix: MatrixInfo,
     pub summary: Summary,
     pub findings: Vec<Finding>,
+    /// Every finding's chosen fix, merged per environment: one consistent
+    /// set of commands (see `check::plan`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fix_plan: Vec<FixPlan>,
     pub outcomes: Vec<RuleOutcome>,
     pub snapshot: Snapshot,
 }
@@ -84,6 +88,7 @@ impl Report {
                 python_environments: snapshot.pythons.len(),
             },
             findings: judgement.findings,
+            fix_plan: judgement.plans,
             outcomes: judgement.outcomes,
             snapshot,
         }

@@ -76,6 +76,16 @@ pub fn render(report: &Report, paint: Paint, exit_code: u8) -> String {
             let _ = writeln!(out, "    {} {}", paint.dim(if i == 0 { "see:" } else { "    " }), s);
         }
     }
+    for plan in report.fix_plan.iter().filter(|p| !p.conflicts.is_empty() || p.steps.len() > 1) {
+        let subject = plan.subject.as_deref().unwrap_or("this machine");
+        let _ = writeln!(out, "\n{} {}", paint.bold("Fix all at once:"), paint.dim(subject));
+        for step in &plan.steps {
+            let _ = writeln!(out, "  {step}");
+        }
+        for c in &plan.conflicts {
+            let _ = writeln!(out, "  {} {c}", paint.dim("conflict:"));
+        }
+    }
     let s = &report.summary;
     let mut parts = vec![plural(s.errors, "error"), plural(s.warnings, "warning")];
     if s.infos > 0 {

@@ -1,0 +1,473 @@
+//! One consistent set of fixes per environment.
+//!
+//! Each finding lists its fixes best first, written rule by rule. Printed
+//! side by side they can contradict each other: one rule's "pin protobuf
+//! below 4" breaks an onnx another package needs. So the fixes are chosen
+//! against everything at once: the requirements the chosen fixes install,
+//! the `Requires-Dist` of the packages the plan leaves in place, and the
+//! matrix's own tables (onnx's protobuf range, torch's torchvision). For
+//! each finding, worst first, the first fix that keeps the whole set
+//! satisfiable is chosen and moved to the front of its list; the chosen pip
+//! commands are merged into one. A finding whose every fix conflicts keeps
+//! its best one, and the plan says what it conflicts with.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use pep440_rs::{Version, VersionSpecifiers};
+use pep508_rs::{Requirement, VerbatimUrl, VersionOrUrl};
+use serde::{Deserialize, Serialize};
+
+use super::Judgement;
+use crate::matrix::Matrix;
+use crate::snapshot::{PythonEnv, Snapshot, normalize_name};
+
+/// The fixes chosen for one environment (or the machine), merged.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct FixPlan {
+    /// The Python environment, as findings name it; none for the machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// Commands to run in order.
+    pub steps: Vec<String>,
+    /// Conflicts no listed fix avoids.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<String>,
+}
+
+/// What one fix does to the packages of an environment.
+#[derive(Clone, Debug, Default)]
+struct Effect {
+    /// `pip install` requirements, by the index they come from.
+    installs: Vec<(Option<String>, String, Option<VersionSpecifiers>)>,
+    uninstalls: Vec<String>,
+    /// Anything that is not a pip command (a driver upgrade, a code change).
+    other: Vec<String>,
+}
+
+impl Effect {
+    fn touches(&self, name: &str) -> bool {
+        self.installs.iter().any(|(_, n, _)| n == name) || self.uninstalls.iter().any(|n| n == name)
+    }
+}
+
+/// Reads a fix command: `python -m pip install [--upgrade] [--index-url U] "req" ...`,
+/// `pip uninstall -y a b`, chained with `&&`; a trailing `# comment` is prose.
+fn effect_of(fix: &str) -> Effect {
+    let command = fix.split("   #").next().unwrap_or(fix).trim();
+    let mut effect = Effect::default();
+    for part in command.split("&&").map(str::trim).filter(|p| !p.is_empty()) {
+        let words = shell_words(part);
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        let rest = match words.as_slice() {
+            ["python" | "python3", "-m", "pip", rest @ ..] | ["pip" | "pip3", rest @ ..] => rest,
+            _ => {
+                effect.other.push(part.to_string());
+                continue;
+            }
+        };
+        match rest {
+            ["install", args @ ..] => {
+                // pip reads its options wherever they stand.
+                let index = args
+                    .windows(2)
+                    .find(|w| matches!(w[0], "--index-url" | "-i" | "--extra-index-url"))
+                    .map(|w| w[1].to_string());
+                let mut args = args.iter();
+                while let Some(arg) = args.next() {
+                    match *arg {
+                        "--index-url" | "-i" | "--extra-index-url" => {
+                            args.next();
+                        }
+                        a if a.starts_with('-') => {}
+                        req => match Requirement::<VerbatimUrl>::from_str(req) {
+                            Ok(r) => {
+                                let spec = match r.version_or_url {
+                                    Some(VersionOrUrl::VersionSpecifier(s)) => Some(s),
+                                    _ => None,
+                                };
+                                effect.installs.push((index.clone(), normalize_name(r.name.as_ref()), spec));
+                            }
+                            Err(_) => effect.other.push(part.to_string()),
+                        },
+                    }
+                }
+            }
+            ["uninstall", args @ ..] => effect
+                .uninstalls
+                .extend(args.iter().filter(|a| !a.starts_with('-')).map(|a| normalize_name(a))),
+            _ => effect.other.push(part.to_string()),
+        }
+    }
+    effect
+}
+
+/// Splits a command line on blanks, honouring single and double quotes.
+fn shell_words(s: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quote = None;
+    let mut started = false;
+    for c in s.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                started = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if started || !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+                started = false;
+            }
+            (None, c) => word.push(c),
+        }
+    }
+    if started || !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// Whether some version meets every specifier. Candidates are the versions
+/// the specifiers name and the points just above them, which include the
+/// lowest member of any non-empty intersection of PEP 440 ranges.
+fn satisfiable(specs: &[&VersionSpecifiers]) -> bool {
+    let mut candidates = vec![Version::new([0])];
+    for spec in specs {
+        for s in spec.iter() {
+            let release = s.version().release().to_vec();
+            candidates.push(s.version().clone());
+            let mut above = release.clone();
+            above.push(1);
+            candidates.push(Version::new(above));
+            let mut above = release.clone();
+            above.extend([0, 1]);
+            candidates.push(Version::new(above));
+            if let Some(last) = release.last() {
+                let mut bumped = release.clone();
+                *bumped.last_mut().expect("non-empty") = last + 1;
+                candidates.push(Version::new(bumped));
+            }
+        }
+    }
+    candidates.iter().any(|v| specs.iter().all(|s| s.contains(v)))
+}
+
+/// Requirements that stay in force: what kept packages declare, and what
+/// the matrix's tables say a kept package needs of another.
+fn kept_constraints(env: &PythonEnv, matrix: &Matrix, changed: &dyn Fn(&str) -> bool) -> Vec<Constraint> {
+    let mut out = Vec::new();
+    for d in env.distributions.found().map(Vec::as_slice).unwrap_or_default() {
+        if changed(&d.name) {
+            continue;
+        }
+        for line in &d.requires {
+            let Ok(req) = Requirement::<VerbatimUrl>::from_str(line) else { continue };
+            // Extras are optional; markers about the platform are kept,
+            // which can only make the plan more careful.
+            if line.contains("extra ==") {
+                continue;
+            }
+            if let Some(VersionOrUrl::VersionSpecifier(spec)) = req.version_or_url {
+                out.push(Constraint {
+                    package: normalize_name(req.name.as_ref()),
+                    spec,
+                    because: format!(
+                        "{} {} requires {}",
+                        d.name,
+                        d.version.raw(),
+                        line.split(';').next().unwrap_or(line).trim()
+                    ),
+                });
+            }
+        }
+        for table in matrix.tables.values().filter(|t| t.key.split('|').any(|k| k.trim() == d.name)) {
+            let Some(row) = table.rows.iter().find(|r| r.spec.contains(&d.version)) else { continue };
+            for (column, value) in &row.values {
+                let package = normalize_name(column);
+                if matrix.packages.contains(&package)
+                    && let Ok(spec) = VersionSpecifiers::from_str(value)
+                {
+                    out.push(Constraint {
+                        package,
+                        spec,
+                        because: format!(
+                            "{} {} works with {column}{value} ({})",
+                            d.name,
+                            d.version.raw(),
+                            table.name
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+struct Constraint {
+    package: String,
+    spec: VersionSpecifiers,
+    because: String,
+}
+
+/// What a candidate fix would conflict with, given the fixes chosen so far.
+fn conflict(
+    candidate: &Effect,
+    chosen: &[Effect],
+    env: Option<&PythonEnv>,
+    matrix: &Matrix,
+) -> Option<String> {
+    let all: Vec<&Effect> = chosen.iter().chain(std::iter::once(candidate)).collect();
+    let changed = |name: &str| all.iter().any(|e| e.touches(name));
+    for (_, name, spec) in &candidate.installs {
+        if all.iter().any(|e| e.uninstalls.contains(name) && !e.installs.iter().any(|(_, n, _)| n == name)) {
+            return Some(format!("another fix uninstalls {name}"));
+        }
+        let Some(spec) = spec else { continue };
+        let mut specs: Vec<&VersionSpecifiers> = vec![spec];
+        let mut reasons = Vec::new();
+        for e in chosen {
+            for (_, n, s) in &e.installs {
+                if n == name
+                    && let Some(s) = s
+                {
+                    specs.push(s);
+                    reasons.push(format!("another fix installs {n}{s}"));
+                }
+            }
+        }
+        let kept = env.map(|env| kept_constraints(env, matrix, &changed)).unwrap_or_default();
+        for c in kept.iter().filter(|c| &c.package == name) {
+            specs.push(&c.spec);
+            reasons.push(c.because.clone());
+        }
+        if !satisfiable(&specs) {
+            // Name the first constraint that, alone, contradicts the fix.
+            let culprit = specs[1..]
+                .iter()
+                .zip(&reasons)
+                .find(|(s, _)| !satisfiable(&[spec, s]))
+                .map_or_else(|| reasons.join("; "), |(_, r)| r.clone());
+            return Some(format!("{name}{spec} conflicts with: {culprit}"));
+        }
+    }
+    // The matrix's tables: some release in each planned range must work
+    // with the other planned ranges and with this Python.
+    let mut planned: BTreeMap<&str, Vec<&VersionSpecifiers>> = BTreeMap::new();
+    for e in &all {
+        for (_, n, s) in &e.installs {
+            let specs = planned.entry(n.as_str()).or_default();
+            specs.extend(s.iter());
+        }
+    }
+    let python = env.and_then(|e| e.version.found());
+    for (name, specs) in &planned {
+        if let Some(why) = no_release_fits(name, specs, &planned, python, matrix) {
+            return Some(why);
+        }
+    }
+    None
+}
+
+/// Whether the matrix knows a release of `name` inside `specs` whose table
+/// row agrees with every other planned range (and with `python`). Tables
+/// that say nothing about the range, or about the others, raise nothing.
+fn no_release_fits(
+    name: &str,
+    specs: &[&VersionSpecifiers],
+    planned: &BTreeMap<&str, Vec<&VersionSpecifiers>>,
+    python: Option<&crate::version::Ver>,
+    matrix: &Matrix,
+) -> Option<String> {
+    for table in matrix.tables.values().filter(|t| t.key.split('|').any(|k| k.trim() == name)) {
+        let rows: Vec<_> = table
+            .rows
+            .iter()
+            .filter(|r| {
+                VersionSpecifiers::from_str(&r.versions).is_ok_and(|rs| {
+                    let mut all = specs.to_vec();
+                    all.push(&rs);
+                    satisfiable(&all)
+                })
+            })
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let mut blocker = None;
+        let fits = rows.iter().any(|row| {
+            row.values.iter().all(|(column, value)| {
+                let Ok(bound) = VersionSpecifiers::from_str(value) else { return true };
+                let ok = if column == "python" {
+                    python.is_none_or(|p| p.parsed().is_none_or(|v| bound.contains(v)))
+                } else if let Some(other) = planned.get(normalize_name(column).as_str()) {
+                    let mut all = other.clone();
+                    all.push(&bound);
+                    satisfiable(&all)
+                } else {
+                    true
+                };
+                if !ok && blocker.is_none() {
+                    blocker = Some(column.clone());
+                }
+                ok
+            })
+        });
+        if !fits {
+            let spec_text = specs.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
+            let blocker = blocker.unwrap_or_default();
+            let other = if blocker == "python" {
+                format!("Python {}", python.map(|p| p.raw()).unwrap_or("?"))
+            } else {
+                let s = &planned[normalize_name(&blocker).as_str()];
+                format!("{blocker}{}", s.iter().map(ToString::to_string).collect::<Vec<_>>().join(","))
+            };
+            return Some(format!(
+                "no {name}{} release works with {other} ({})",
+                if spec_text.is_empty() { String::new() } else { format!(" {spec_text}") },
+                table.name
+            ));
+        }
+    }
+    None
+}
+
+/// Chooses each finding's fix against the rest and merges the result.
+pub(super) fn plan(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
+    let mut subjects: Vec<Option<String>> = Vec::new();
+    for f in &j.findings {
+        if !subjects.contains(&f.subject) {
+            subjects.push(f.subject.clone());
+        }
+    }
+    for subject in subjects {
+        let env = subject.as_ref().and_then(|s| snapshot.pythons.iter().find(|p| &p.label() == s));
+        let mut chosen: Vec<Effect> = Vec::new();
+        let mut conflicts = Vec::new();
+        for f in j.findings.iter_mut().filter(|f| f.subject == subject && !f.fixes.is_empty()) {
+            let effects: Vec<Effect> = f.fixes.iter().map(|x| effect_of(x)).collect();
+            let verdicts: Vec<Option<String>> =
+                effects.iter().map(|e| conflict(e, &chosen, env, matrix)).collect();
+            match verdicts.iter().position(Option::is_none) {
+                Some(i) => {
+                    if i > 0 {
+                        let fix = f.fixes.remove(i);
+                        f.fixes.insert(0, fix);
+                    }
+                    chosen.push(effects[i].clone());
+                }
+                None => {
+                    conflicts.push(format!(
+                        "[{}] {}",
+                        f.code,
+                        verdicts[0].as_deref().unwrap_or("its fixes conflict with the others")
+                    ));
+                    chosen.push(effects[0].clone());
+                }
+            }
+        }
+        let steps = merge(&chosen);
+        if !steps.is_empty() || !conflicts.is_empty() {
+            j.plans.push(FixPlan { subject, steps, conflicts });
+        }
+    }
+}
+
+/// Uninstalls first, then one `pip install` per index with every
+/// requirement merged, then the rest in the order chosen.
+fn merge(chosen: &[Effect]) -> Vec<String> {
+    let mut steps = Vec::new();
+    let mut uninstall: Vec<&str> = Vec::new();
+    for e in chosen {
+        for n in &e.uninstalls {
+            if !uninstall.contains(&n.as_str()) {
+                uninstall.push(n);
+            }
+        }
+    }
+    if !uninstall.is_empty() {
+        steps.push(format!("python -m pip uninstall -y {}", uninstall.join(" ")));
+    }
+    let mut by_index: BTreeMap<Option<&str>, BTreeMap<&str, Vec<String>>> = BTreeMap::new();
+    for e in chosen {
+        for (index, name, spec) in &e.installs {
+            let specs = by_index.entry(index.as_deref()).or_default().entry(name).or_default();
+            if let Some(spec) = spec {
+                for s in spec.iter().map(ToString::to_string) {
+                    if !specs.contains(&s) {
+                        specs.push(s);
+                    }
+                }
+            }
+        }
+    }
+    for (index, reqs) in by_index {
+        let reqs: Vec<String> =
+            reqs.into_iter()
+                .map(|(name, specs)| {
+                    if specs.is_empty() { name.to_string() } else { format!("\"{name}{}\"", specs.join(",")) }
+                })
+                .collect();
+        let index = index.map(|i| format!(" --index-url {i}")).unwrap_or_default();
+        steps.push(format!("python -m pip install{index} {}", reqs.join(" ")));
+    }
+    for e in chosen {
+        for o in &e.other {
+            if !steps.contains(o) {
+                steps.push(o.clone());
+            }
+        }
+    }
+    steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_pip_commands_and_leaves_prose_alone() {
+        let e = effect_of(
+            r#"python -m pip uninstall -y onnxruntime onnxruntime-gpu && python -m pip install "onnxruntime-gpu==1.20.1"   # keep the GPU one"#,
+        );
+        assert_eq!(e.uninstalls, ["onnxruntime", "onnxruntime-gpu"]);
+        assert_eq!(e.installs.len(), 1);
+        assert_eq!(e.installs[0].1, "onnxruntime-gpu");
+        assert!(e.other.is_empty());
+        let e = effect_of(
+            "python -m pip install --force-reinstall torch torchvision --index-url https://download.pytorch.org/whl/cu126",
+        );
+        assert_eq!(e.installs.len(), 2);
+        assert_eq!(e.installs[1].0.as_deref(), Some("https://download.pytorch.org/whl/cu126"));
+        let e = effect_of("upgrade the NVIDIA driver to 580.65.06 or newer");
+        assert_eq!(e.other, ["upgrade the NVIDIA driver to 580.65.06 or newer"]);
+        assert!(e.installs.is_empty());
+    }
+
+    #[test]
+    fn satisfiability_of_pep440_ranges() {
+        let s = |t: &str| VersionSpecifiers::from_str(t).unwrap();
+        assert!(satisfiable(&[&s("<2"), &s(">=1.23.2")]));
+        assert!(!satisfiable(&[&s(">=3.12.2,<=3.20.3"), &s(">=6.31.1")]));
+        assert!(satisfiable(&[&s("==1.20.*"), &s(">=1.20.3")]));
+        assert!(!satisfiable(&[&s("==1.20.*"), &s(">=1.21")]));
+        assert!(satisfiable(&[&s(">1.2"), &s("<1.3")]));
+        assert!(!satisfiable(&[&s("<1.2"), &s(">=1.2")]));
+        assert!(satisfiable(&[&s("~=8.9"), &s("<9")]));
+        assert!(!satisfiable(&[&s("==2.7.1"), &s("!=2.7.1")]));
+    }
+
+    #[test]
+    fn merges_requirements_of_several_fixes() {
+        let chosen = vec![
+            effect_of(r#"python -m pip install "numpy<2""#),
+            effect_of(r#"python -m pip install "numpy<2""#),
+            effect_of(r#"python -m pip install "protobuf>=3.20.2,<4""#),
+        ];
+        assert_eq!(merge(&chosen), [r#"python -m pip install "numpy<2" "protobuf>=3.20.2,<4""#]);
+    }
+}
