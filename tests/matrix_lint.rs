@@ -48,27 +48,48 @@ fn no_table_row_is_shadowed_by_an_earlier_one() {
     }
 }
 
+/// Days since 1970-01-01 of a `YYYY-MM-DD` date (Howard Hinnant's algorithm).
+fn days_since_epoch(date: &str) -> i64 {
+    let parts: Vec<i64> = date.split('-').map(|p| p.parse().unwrap()).collect();
+    assert_eq!(parts.len(), 3, "{date} is not a date");
+    let (y, mo, d) = (parts[0], parts[1], parts[2]);
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (mo + if mo > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn today() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64 / 86_400
+}
+
 #[test]
 fn the_matrix_is_not_dated_in_the_future() {
     let m = matrix();
-    let parts: Vec<i64> = m.version.split('-').map(|p| p.parse().unwrap()).collect();
-    assert_eq!(parts.len(), 3, "matrix version {} is not a date", m.version);
-    let days_since_epoch = |y: i64, mo: i64, d: i64| {
-        // Days from civil date (Howard Hinnant's algorithm).
-        let y = if mo <= 2 { y - 1 } else { y };
-        let era = y.div_euclid(400);
-        let yoe = y - era * 400;
-        let doy = (153 * (mo + if mo > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-        era * 146_097 + doe - 719_468
-    };
-    let today =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64 / 86_400;
-    assert!(
-        days_since_epoch(parts[0], parts[1], parts[2]) <= today,
-        "matrix dated {} is in the future",
-        m.version
-    );
+    assert!(days_since_epoch(&m.version) <= today(), "matrix dated {} is in the future", m.version);
+}
+
+#[test]
+fn no_rule_is_known_since_a_date_in_the_future_or_after_the_matrix() {
+    let m = matrix();
+    let mut dated = 0;
+    for rule in &m.rules {
+        let Some(since) = &rule.since else { continue };
+        dated += 1;
+        let day = days_since_epoch(since);
+        assert!(day <= today(), "{} is known since {since}, in the future", rule.code);
+        assert!(
+            day <= days_since_epoch(&m.version),
+            "{} is known since {since}, after the matrix date {}",
+            rule.code,
+            m.version
+        );
+        // Nothing in this stack predates 2015.
+        assert!(day >= days_since_epoch("2015-01-01"), "{} is known since {since}?", rule.code);
+    }
+    assert!(dated >= 38, "only {dated} rules carry a since date");
 }
 
 #[test]
