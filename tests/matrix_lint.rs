@@ -1,6 +1,7 @@
 //! The knowledge base checked as data: rows do not shadow each other, the
 //! matrix is not dated in the future, and the official pairings the matrix
-//! itself records raise no error (no false alarms on known-good stacks).
+//! itself records raise no warning or error (no false alarms on known-good
+//! stacks), and tables that describe the same thing do not contradict.
 
 use std::str::FromStr;
 
@@ -126,55 +127,6 @@ fn snapshot(python: &str, dists: &[(&str, String)], driver: &str, cc: &str) -> S
 }
 
 #[test]
-fn every_official_torch_cuda_pairing_in_the_matrix_raises_no_error() {
-    let m = matrix();
-    let arch = &m.tables["torch-cuda-arch"];
-    let releases = &m.tables["torch-releases"];
-    let cuda = &m.tables["cuda-releases"];
-    let mut checked = 0;
-    for row in &arch.rows {
-        let torch = lowest(&row.versions);
-        let cuda_version = lowest(&row.values["cuda"]);
-        let label = format!("cu{}", cuda_version.replace('.', ""));
-        let torch_v = onnx_doctor::version::Ver::new(torch.as_str());
-        let rel = releases.rows.iter().find(|r| r.spec.contains(&torch_v)).expect("torch release row");
-        let cuda_v = onnx_doctor::version::Ver::new(cuda_version.as_str());
-        let cuda_row = cuda.rows.iter().find(|r| r.spec.contains(&cuda_v)).expect("cuda release row");
-        let python = lowest(&rel.values["python"]);
-        let torchvision = lowest(&rel.values["torchvision"]);
-        // A GPU the build has SASS for: the newest cubin in its list.
-        let gpu = onnx_doctor::matrix::Arch::parse_list(&row.values["arch_list"])
-            .unwrap()
-            .into_iter()
-            .filter(|a| !a.ptx)
-            .map(|a| format!("{}.{}", a.major, a.minor))
-            .next_back()
-            .unwrap();
-        let numpy = if torch_v.release() < [2, 3].as_slice() { "1.26.4" } else { "2.1.0" };
-        let snap = snapshot(
-            &python,
-            &[
-                ("torch", format!("{torch}+{label}")),
-                ("torchvision", format!("{torchvision}+{label}")),
-                ("numpy", numpy.to_string()),
-            ],
-            &cuda_row.values["toolkit_driver"],
-            &gpu,
-        );
-        let j = check(&snap, &m);
-        let bad: Vec<_> =
-            j.findings.iter().filter(|f| f.severity >= Severity::Warning).map(|f| &f.message).collect();
-        assert!(
-            bad.is_empty(),
-            "torch {torch}+{label}, python {python}, driver {}, GPU {gpu}: {bad:#?}",
-            cuda_row.values["toolkit_driver"]
-        );
-        checked += 1;
-    }
-    assert!(checked >= 14, "{checked}");
-}
-
-#[test]
 fn every_onnxruntime_gpu_build_on_its_minimum_driver_raises_no_error() {
     let m = matrix();
     for row in &m.tables["onnxruntime-gpu-builds"].rows {
@@ -193,4 +145,146 @@ fn every_onnxruntime_gpu_build_on_its_minimum_driver_raises_no_error() {
             j.findings.iter().filter(|f| f.severity == Severity::Error).map(|f| &f.message).collect();
         assert!(errors.is_empty(), "onnxruntime-gpu {ort}: {errors:#?}");
     }
+}
+
+#[test]
+fn torch_export_opsets_agree_with_what_onnxruntime_implements() {
+    // torch-releases says which onnxruntime loads torch's default export
+    // opset; onnxruntime-releases says which opset each onnxruntime
+    // implements. The two tables must not contradict each other.
+    let m = matrix();
+    let ort = &m.tables["onnxruntime-releases"];
+    for row in &m.tables["torch-releases"].rows {
+        let opset: u32 = row.values["onnx_opset"].parse().unwrap();
+        let first = ort
+            .rows
+            .iter()
+            .find(|r| r.values["max_opset"].parse::<u32>().unwrap() >= opset)
+            .unwrap_or_else(|| panic!("no onnxruntime implements opset {opset}"));
+        assert_eq!(
+            lowest(&row.values["onnxruntime"]),
+            lowest(&first.versions),
+            "torch {}: opset {opset} is first implemented by onnxruntime {}",
+            row.versions,
+            first.versions
+        );
+    }
+}
+
+/// The oldest onnxruntime (GPU build for `cuda_major`, else CPU) that is
+/// at least `min` and ships for `python`, with the onnx of its time: the
+/// newest onnx whose defaults it loads and that ships for `python`.
+fn runtime_of_its_time(
+    m: &Matrix,
+    python: &str,
+    min: &str,
+    cuda_major: Option<&str>,
+) -> Vec<(&'static str, String)> {
+    let v = |s: &str| onnx_doctor::version::Ver::new(s);
+    let contains = |spec: &str, version: &str| {
+        VersionSpecifiers::from_str(spec).unwrap().contains(v(version).parsed().unwrap())
+    };
+    let releases = &m.tables["onnxruntime-releases"];
+    let gpu = &m.tables["onnxruntime-gpu-builds"];
+    let mut candidates: Vec<String> =
+        releases.rows.iter().chain(&gpu.rows).map(|r| lowest(&r.versions)).collect();
+    candidates.push(lowest(min));
+    candidates.sort_by(|a, b| v(a).parsed().cmp(&v(b).parsed()));
+    for ort in candidates {
+        if !contains(min, &ort) {
+            continue;
+        }
+        let Some(rel) = releases.rows.iter().find(|r| r.spec.contains(&v(&ort))) else { continue };
+        if !contains(&rel.values["python"], python) {
+            continue;
+        }
+        let dist = match cuda_major {
+            Some(major) => match gpu.rows.iter().find(|r| r.spec.contains(&v(&ort))) {
+                Some(g) if g.values["cuda"] == major => "onnxruntime-gpu",
+                _ => continue,
+            },
+            None => "onnxruntime",
+        };
+        let onnx = m.tables["onnx-releases"].rows.iter().rev().find(|o| {
+            contains(&rel.values["onnx"], &lowest(&o.versions)) && contains(&o.values["python"], python)
+        });
+        let mut out = vec![(dist, ort.clone())];
+        if let Some(o) = onnx {
+            let protobuf = if contains(&o.values["protobuf"], "3.20.1") {
+                "3.20.1".to_string()
+            } else {
+                lowest(&o.values["protobuf"])
+            };
+            out.push(("onnx", lowest(&o.versions)));
+            out.push(("protobuf", protobuf));
+        }
+        return out;
+    }
+    Vec::new()
+}
+
+#[test]
+fn every_torch_release_with_the_onnx_stack_of_its_time_raises_no_warning() {
+    // torch + its torchvision + the minimum driver of its CUDA + a GPU it
+    // compiles for + the oldest onnxruntime(-gpu) of the same CUDA major that
+    // loads torch's default export opset + the newest onnx that onnxruntime
+    // loads: the stack a user following the official tables ends up with.
+    let m = matrix();
+    let releases = &m.tables["torch-releases"];
+    let cuda = &m.tables["cuda-releases"];
+    let mut checked = 0;
+    for row in &m.tables["torch-cuda-arch"].rows {
+        let torch = lowest(&row.versions);
+        let torch_v = onnx_doctor::version::Ver::new(torch.as_str());
+        let cuda_version = lowest(&row.values["cuda"]);
+        let label = format!("cu{}", cuda_version.replace('.', ""));
+        let rel = releases.rows.iter().find(|r| r.spec.contains(&torch_v)).expect("torch release row");
+        let cuda_row = cuda
+            .rows
+            .iter()
+            .find(|r| r.spec.contains(&onnx_doctor::version::Ver::new(cuda_version.as_str())))
+            .expect("cuda release row");
+        let python = lowest(&rel.values["python"]);
+        let major = cuda_version.split('.').next().unwrap();
+        let gpu_major = (major != "9" && major != "10").then_some(major);
+        // Before onnxruntime-gpu's table starts, the CPU package of its time.
+        let mut stack = runtime_of_its_time(&m, &python, &rel.values["onnxruntime"], gpu_major);
+        if stack.is_empty() {
+            stack = runtime_of_its_time(&m, &python, &rel.values["onnxruntime"], None);
+        }
+        assert!(!stack.is_empty(), "torch {torch}+{label}: no onnxruntime of its time on Python {python}");
+        // numpy 2 only where every compiled package of the stack supports it.
+        let older = |name: &str, than: &[u64]| {
+            stack
+                .iter()
+                .any(|(n, v)| *n == name && onnx_doctor::version::Ver::new(v.as_str()).release() < than)
+        };
+        let ort_old =
+            older("onnxruntime-gpu", &[1, 19]) || older("onnxruntime", &[1, 19]) || older("onnx", &[1, 17]);
+        let numpy = if torch_v.release() < [2, 3].as_slice() || ort_old { "1.26.4" } else { "2.1.0" };
+        let gpu = onnx_doctor::matrix::Arch::parse_list(&row.values["arch_list"])
+            .unwrap()
+            .into_iter()
+            .filter(|a| !a.ptx)
+            .map(|a| format!("{}.{}", a.major, a.minor))
+            .next_back()
+            .unwrap();
+        let mut dists = vec![
+            ("torch", format!("{torch}+{label}")),
+            ("torchvision", format!("{}+{label}", lowest(&rel.values["torchvision"]))),
+            ("numpy", numpy.to_string()),
+        ];
+        dists.extend(stack.iter().map(|(n, v)| (*n, v.clone())));
+        let snap = snapshot(&python, &dists, &cuda_row.values["toolkit_driver"], &gpu);
+        let j = check(&snap, &m);
+        let bad: Vec<_> =
+            j.findings.iter().filter(|f| f.severity >= Severity::Warning).map(|f| &f.message).collect();
+        assert!(
+            bad.is_empty(),
+            "{dists:?}, python {python}, driver {}, GPU {gpu}: {bad:#?}",
+            cuda_row.values["toolkit_driver"]
+        );
+        checked += 1;
+    }
+    assert!(checked >= 48, "{checked}");
 }

@@ -239,6 +239,22 @@ impl<'a> Facts<'a> {
                 .iter()
                 .find_map(|t| t.version.found())
                 .map_or(Fact::Absent, |v| Fact::Text(v.raw().into())),
+            // The machine's own cuDNN: its header, else the newest library
+            // file that carries a full version.
+            "cuda.cudnn" => n
+                .headers
+                .iter()
+                .find(|h| h.component == "cudnn")
+                .map(|h| h.version.raw().to_string())
+                .or_else(|| {
+                    n.libraries
+                        .iter()
+                        .filter(|l| l.library == "cudnn")
+                        .filter_map(|l| l.version.as_ref())
+                        .max_by(|a, b| a.release().cmp(b.release()))
+                        .map(|v| v.raw().to_string())
+                })
+                .map_or(Fact::Absent, Fact::Text),
             "container.compat" => {
                 if n.container.compat_libraries.is_empty() {
                     Fact::Absent
@@ -261,6 +277,15 @@ impl<'a> Facts<'a> {
                 }),
                 Err(f) => f,
             };
+        }
+        // Which distribution provides the module: fixes must name the one
+        // installed (`onnxruntime-gpu`), or pip adds a second copy.
+        if attr == "distribution" {
+            let candidates = [format!("{name}-gpu"), name.to_string()];
+            return candidates
+                .iter()
+                .find(|c| distribution_version(env, c).is_ok())
+                .map_or(Fact::Absent, |c| Fact::Text(c.clone()));
         }
         // Facts the probe script read from the imported module.
         if STACK.contains(&name) {
