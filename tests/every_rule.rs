@@ -117,6 +117,12 @@ impl World {
         self
     }
 
+    fn toolkit(mut self, version: &str) -> Self {
+        self.nvidia()["toolkits"] = json!([{"root": "/usr/local/cuda", "version": {"found": version},
+                                            "found_via": "/usr/local/cuda"}]);
+        self
+    }
+
     fn link(mut self, role: &str, unresolved: &[&str]) -> Self {
         let n = self.nvidia();
         if n.get("links").is_none() {
@@ -341,6 +347,16 @@ fn cases() -> Vec<(&'static str, World, World)> {
             "driver-too-old-for-tensorrt-cu13",
             w().driver("575.57.08").dist("tensorrt-cu13", "10.14.1"),
             w().driver("580.65.06").dist("tensorrt-cu13", "10.14.1"),
+        ),
+        (
+            "onnxruntime-tensorrt-major-differs",
+            w().dists(&[("onnxruntime-gpu", "1.20.1"), ("tensorrt-cu12", "11.0.0.114")]),
+            w().dists(&[("onnxruntime-gpu", "1.20.1"), ("tensorrt-cu12", "10.16.1.11")]),
+        ),
+        (
+            "gpu-not-supported-by-cuda-toolkit",
+            w().gpu("NVIDIA GeForce GTX 1080 Ti", "6.1").toolkit("13.0.88"),
+            w().gpu("NVIDIA GeForce GTX 1080 Ti", "6.1").toolkit("12.9.86"),
         ),
         (
             "tensorrt-several-versions",

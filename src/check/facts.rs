@@ -239,22 +239,10 @@ impl<'a> Facts<'a> {
                 .iter()
                 .find_map(|t| t.version.found())
                 .map_or(Fact::Absent, |v| Fact::Text(v.raw().into())),
-            // The machine's own cuDNN: its header, else the newest library
-            // file that carries a full version.
-            "cuda.cudnn" => n
-                .headers
-                .iter()
-                .find(|h| h.component == "cudnn")
-                .map(|h| h.version.raw().to_string())
-                .or_else(|| {
-                    n.libraries
-                        .iter()
-                        .filter(|l| l.library == "cudnn")
-                        .filter_map(|l| l.version.as_ref())
-                        .max_by(|a, b| a.release().cmp(b.release()))
-                        .map(|v| v.raw().to_string())
-                })
-                .map_or(Fact::Absent, Fact::Text),
+            // The machine's own cuDNN and TensorRT: the header, else the
+            // newest library file that carries a full version.
+            "cuda.cudnn" => machine_library(n, "cudnn", "cudnn"),
+            "cuda.tensorrt" => machine_library(n, "tensorrt", "nvinfer"),
             "container.compat" => {
                 if n.container.compat_libraries.is_empty() {
                     Fact::Absent
@@ -323,6 +311,22 @@ impl<'a> Facts<'a> {
         }
         None
     }
+}
+
+fn machine_library(n: &Nvidia, header: &str, library: &str) -> Fact {
+    n.headers
+        .iter()
+        .find(|h| h.component == header)
+        .map(|h| h.version.raw().to_string())
+        .or_else(|| {
+            n.libraries
+                .iter()
+                .filter(|l| l.library == library)
+                .filter_map(|l| l.version.as_ref())
+                .max_by(|a, b| a.release().cmp(b.release()))
+                .map(|v| v.raw().to_string())
+        })
+        .map_or(Fact::Absent, Fact::Text)
 }
 
 /// No NVML library and no kernel module: there is no driver on this
