@@ -359,6 +359,16 @@ fn cases() -> Vec<(&'static str, World, World)> {
             w().gpu("NVIDIA GeForce GTX 1080 Ti", "6.1").toolkit("12.9.86"),
         ),
         (
+            "cudnn-built-for-other-cuda",
+            w().toolkit("12.4.131").header("cudnn", "8.6.0"),
+            w().toolkit("11.8.89").header("cudnn", "8.6.0"),
+        ),
+        (
+            "tensorrt-built-for-other-cuda",
+            w().toolkit("11.8.89").header("tensorrt", "10.14.1"),
+            w().toolkit("12.9.86").header("tensorrt", "10.14.1"),
+        ),
+        (
             "tensorrt-several-versions",
             w().dist("tensorrt-cu12", "10.7.0").header("tensorrt", "8.6.1"),
             w().dist("tensorrt-cu12", "10.7.0").header("tensorrt", "10.7.0"),
