@@ -286,3 +286,19 @@ fn a_fix_that_breaks_a_package_the_plan_keeps_gives_way_to_the_next_one() {
     assert!(conflicts.contains("onnxruntime-built-against-numpy1"), "{plan:#}");
     assert!(conflicts.contains("team-models 1.0.0 requires numpy>=2"), "{plan:#}");
 }
+
+#[test]
+fn the_text_report_ends_with_the_merged_commands() {
+    let s = snapshot(
+        "3.11.9",
+        &[("onnxruntime", "1.17.3"), ("onnxruntime-gpu", "1.17.3"), ("torch", "2.2.2"), ("numpy", "2.1.0")],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("snap.json");
+    std::fs::write(&path, s.to_string()).unwrap();
+    let out = doctor().args(["--color", "never", "--snapshot"]).arg(&path).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let plan = text.split("Fix all at once:").nth(1).unwrap_or_else(|| panic!("no plan in:\n{text}"));
+    assert!(plan.contains("python -m pip uninstall -y onnxruntime onnxruntime-gpu"), "{plan}");
+    assert!(plan.contains(r#"python -m pip install "numpy<2" "onnxruntime-gpu==1.17.3""#), "{plan}");
+}

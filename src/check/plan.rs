@@ -19,7 +19,7 @@ use pep508_rs::{Requirement, VerbatimUrl, VersionOrUrl};
 use serde::{Deserialize, Serialize};
 
 use super::Judgement;
-use crate::matrix::Matrix;
+use crate::matrix::{Matrix, Severity};
 use crate::snapshot::{PythonEnv, Snapshot, normalize_name};
 
 /// The fixes chosen for one environment (or the machine), merged.
@@ -348,7 +348,9 @@ pub(super) fn plan(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
         let env = subject.as_ref().and_then(|s| snapshot.pythons.iter().find(|p| &p.label() == s));
         let mut chosen: Vec<Effect> = Vec::new();
         let mut conflicts = Vec::new();
-        for f in j.findings.iter_mut().filter(|f| f.subject == subject && !f.fixes.is_empty()) {
+        // Notes (info) suggest, they do not need fixing.
+        let needs_fixing = |f: &super::Finding| f.severity >= Severity::Warning && !f.fixes.is_empty();
+        for f in j.findings.iter_mut().filter(|f| f.subject == subject && needs_fixing(f)) {
             let effects: Vec<Effect> = f.fixes.iter().map(|x| effect_of(x)).collect();
             let verdicts: Vec<Option<String>> =
                 effects.iter().map(|e| conflict(e, &chosen, env, matrix)).collect();
