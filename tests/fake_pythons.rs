@@ -120,3 +120,36 @@ fn which_python() -> std::path::PathBuf {
         .unwrap();
     std::path::PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
+
+#[test]
+fn fast_mode_counts_the_python_and_python3_shims_of_one_pyenv_as_one_environment() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join(".pyenv");
+    let shims = root.join("shims");
+    std::fs::create_dir_all(&shims).unwrap();
+    for name in ["python", "python3"] {
+        // Shims are never run in --fast mode; this one would fail loudly.
+        script(&shims, name, "#!/bin/sh\nexit 99\n");
+    }
+    let version = root.join("versions/3.11.7");
+    let site = version.join("lib/python3.11/site-packages");
+    std::fs::create_dir_all(version.join("bin")).unwrap();
+    std::fs::create_dir_all(site.join("numpy-1.26.4.dist-info")).unwrap();
+    std::fs::write(site.join("numpy-1.26.4.dist-info/METADATA"), "Name: numpy\nVersion: 1.26.4\n").unwrap();
+    for name in ["python", "python3"] {
+        std::fs::write(version.join("bin").join(name), "").unwrap();
+    }
+    std::fs::write(root.join("version"), "3.11.7\n").unwrap();
+    let out = doctor()
+        .current_dir(home.path())
+        .env("PATH", &shims)
+        .env("HOME", home.path())
+        .env_remove("PYENV_VERSION")
+        .args(["--fast", "--format", "json"])
+        .output()
+        .unwrap();
+    let report = json(&out.stdout);
+    let pythons = report["snapshot"]["pythons"].as_array().unwrap();
+    assert_eq!(pythons.len(), 1, "{:#}", report["snapshot"]["pythons"]);
+    assert_eq!(pythons[0]["distributions"]["found"][0]["version"], "1.26.4");
+}

@@ -68,23 +68,32 @@ pub fn probe(host: &Host, options: &ProbeOptions) -> Snapshot {
 }
 
 /// Two launchers of one interpreter (pyenv shims `python` and `python3`)
-/// are one environment: keep the first.
+/// are one environment: keep the first. Without a run interpreter
+/// (`--fast`), the same site directories mean the same environment.
 fn dedupe_by_interpreter(pythons: Vec<PythonEnv>) -> Vec<PythonEnv> {
+    #[derive(PartialEq)]
+    enum Key {
+        Interpreter(std::path::PathBuf, std::path::PathBuf),
+        Sites(Vec<std::path::PathBuf>),
+    }
     let mut seen = Vec::new();
     pythons
         .into_iter()
-        .filter(|p| match p.interpreter.found() {
-            Some(i) => {
-                let key =
-                    (i.prefix.clone(), std::fs::canonicalize(&i.executable).unwrap_or(i.executable.clone()));
-                if seen.contains(&key) {
-                    false
-                } else {
-                    seen.push(key);
-                    true
-                }
+        .filter(|p| {
+            let key = match p.interpreter.found() {
+                Some(i) => Key::Interpreter(
+                    i.prefix.clone(),
+                    std::fs::canonicalize(&i.executable).unwrap_or(i.executable.clone()),
+                ),
+                None if !p.site_dirs.is_empty() => Key::Sites(p.site_dirs.clone()),
+                None => return true,
+            };
+            if seen.contains(&key) {
+                false
+            } else {
+                seen.push(key);
+                true
             }
-            None => true,
         })
         .collect()
 }
