@@ -153,3 +153,26 @@ fn fast_mode_counts_the_python_and_python3_shims_of_one_pyenv_as_one_environment
     assert_eq!(pythons.len(), 1, "{:#}", report["snapshot"]["pythons"]);
     assert_eq!(pythons[0]["distributions"]["found"][0]["version"], "1.26.4");
 }
+
+#[test]
+fn a_person_at_a_terminal_sees_progress_and_a_pipe_sees_none() {
+    let dir = tempfile::tempdir().unwrap();
+    // An interpreter that takes a second and then fails: the probe is slow.
+    let slow = script(dir.path(), "python3", "#!/bin/sh\nsleep 1\nexit 1\n");
+    let doctor_bin = assert_cmd::cargo::cargo_bin("onnx-doctor");
+    // `script` gives the doctor a terminal on stderr.
+    let command =
+        format!("env -u CI NO_COLOR=1 {} --timeout 5 --python {}", doctor_bin.display(), slow.display());
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .expect("script (util-linux) runs");
+    let tty = String::from_utf8_lossy(&out.stdout);
+    let progress = tty.find("importing the Python stack").unwrap_or_else(|| panic!("no progress in {tty:?}"));
+    let erased = tty[progress..].find("\r\x1b[2K").expect("the progress line is erased");
+    let report = tty.find("nothing could be probed").expect("the report follows");
+    assert!(progress + erased < report, "{tty:?}");
+
+    let piped = doctor().args(["--timeout", "5", "--python"]).arg(&slow).output().unwrap();
+    assert!(!String::from_utf8_lossy(&piped.stderr).contains("importing"), "progress written to a pipe");
+}
