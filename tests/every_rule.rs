@@ -1,6 +1,7 @@
 //! Every fact rule and every builtin check of the embedded matrix fires on
-//! a snapshot made for it, and stays quiet on its closest neighbour: one
-//! version across the boundary, or the one fact that makes the difference.
+//! a snapshot made for it, its fixes agree with the rest of the matrix, and
+//! it stays quiet on its closest neighbour: one version across the
+//! boundary, or the one fact that makes the difference.
 //! A rule added to the matrix without a case here fails
 //! `every_rule_has_a_case` (error signatures have theirs in signatures.rs).
 
@@ -534,6 +535,16 @@ fn matrix() -> Matrix {
     Matrix::load(&[]).expect("the embedded matrix loads")
 }
 
+/// What the fix plan of a world could not reconcile.
+fn plan_conflicts(world: &World, m: &Matrix) -> Vec<String> {
+    let mut v = world.0.clone();
+    if v.get("expectations").is_none() {
+        v["expectations"] = json!([]);
+    }
+    let snap: Snapshot = serde_json::from_value(v).expect("the fixture is a snapshot");
+    check(&snap, m).plans.into_iter().flat_map(|p| p.conflicts).collect()
+}
+
 fn codes(world: &World, m: &Matrix) -> (Vec<String>, Vec<(String, String)>) {
     let mut v = world.0.clone();
     if v.get("expectations").is_none() {
@@ -560,6 +571,10 @@ fn every_rule_fires_on_its_case_and_stays_quiet_on_the_neighbour() {
         let (fired, _) = codes(&fire, &m);
         if !fired.iter().any(|c| c == code) {
             failures.push(format!("{code} did not fire; fired: {fired:?}"));
+        }
+        let conflicts = plan_conflicts(&fire, &m);
+        if !conflicts.is_empty() {
+            failures.push(format!("{code}: its fixes conflict with the matrix: {conflicts:?}"));
         }
         let (fired, not_evaluated) = codes(&quiet, &m);
         if fired.iter().any(|c| c == code) {
