@@ -263,6 +263,14 @@ fn cases() -> Vec<(&'static str, World, World)> {
             w().gpu("NVIDIA GeForce RTX 5090", "12.0").dist("torch", "2.6.0+cu124"),
             w().gpu("NVIDIA GeForce RTX 5090", "12.0").dist("torch", "2.7.0+cu128"),
         ),
+        (
+            // Integrated GPUs run only cubins of exactly their compute
+            // capability: the sm_80/sm_86 code of a desktop build does not
+            // run on a Jetson Orin, although it runs on a desktop 8.9.
+            "gpu-not-supported-by-torch-build",
+            w().gpu("Orin (nvgpu)", "8.7").dist("torch", "2.7.0+cu128"),
+            w().gpu("NVIDIA L4", "8.9").dist("torch", "2.7.0+cu128"),
+        ),
         ("torch-cpu-build-on-gpu-machine", w().dist("torch", "2.5.1+cpu"), w().dist("torch", "2.5.1+cu124")),
         (
             "image-requires-gpu",

@@ -214,7 +214,7 @@ fn evaluate(rule: &Rule, facts: &Facts<'_>, matrix: &Matrix) -> (Outcome, Option
         match facts.get(key) {
             Fact::Absent => return (Outcome::NotApplicable, None),
             Fact::Unknown(r) => no_row = Some(r),
-            fact => match select_row(table, &Ver::new(fact.display()), facts) {
+            fact => match select_row(table, &Ver::new(fact.display()), facts, matrix) {
                 Ok(r) => row = Some(r),
                 Err(why) => {
                     no_row = Some(format!(
@@ -226,7 +226,8 @@ fn evaluate(rule: &Rule, facts: &Facts<'_>, matrix: &Matrix) -> (Outcome, Option
             },
         }
     }
-    let ctx = Ctx { facts, row, no_row: no_row.as_deref() };
+    let integrated = matrix.integrated_compute_capabilities();
+    let ctx = Ctx { facts, integrated: &integrated, row, no_row: no_row.as_deref() };
     let mut unknown: Option<String> = None;
     for clause in when {
         match test(clause, &ctx) {
@@ -276,6 +277,8 @@ fn evaluate(rule: &Rule, facts: &Facts<'_>, matrix: &Matrix) -> (Outcome, Option
 /// What a clause is evaluated against.
 struct Ctx<'a> {
     facts: &'a Facts<'a>,
+    /// Integrated GPUs' compute capabilities (`runs on`).
+    integrated: &'a [(u64, u64)],
     row: Option<&'a Row>,
     /// Why there is no row, when the rule has a lookup that failed.
     no_row: Option<&'a str>,
@@ -309,13 +312,19 @@ impl Ctx<'_> {
 
 /// The first row whose `versions` contains `version` and whose `match`
 /// columns hold for the facts; `Err` says which match failed, if any.
-fn select_row<'t>(table: &'t Table, version: &Ver, facts: &Facts<'_>) -> Result<&'t Row, String> {
+fn select_row<'t>(
+    table: &'t Table,
+    version: &Ver,
+    facts: &Facts<'_>,
+    matrix: &Matrix,
+) -> Result<&'t Row, String> {
+    let integrated = matrix.integrated_compute_capabilities();
     let mut why = String::new();
     'rows: for row in table.rows.iter().filter(|r| r.spec.contains(version)) {
         for (fact, column) in &table.matches {
             let cond = row.values.get(column).and_then(|c| Condition::parse(c).ok());
             let f = facts.get(fact);
-            match cond.map(|c| truth(&c, &f, fact)) {
+            match cond.map(|c| truth(&c, &f, fact, &integrated)) {
                 Some(Truth::Yes) => {}
                 Some(Truth::Unknown(r)) => {
                     why = format!(" ({r})");
@@ -349,10 +358,10 @@ fn test(clause: &Clause, ctx: &Ctx<'_>) -> Truth {
         Ok(c) => c,
         Err(e) => return Truth::Unknown(format!("rule condition {text:?}: {e}")),
     };
-    truth(&condition, &ctx.facts.get(&clause.fact), &clause.fact)
+    truth(&condition, &ctx.facts.get(&clause.fact), &clause.fact, ctx.integrated)
 }
 
-fn truth(condition: &Condition, fact: &Fact, name: &str) -> Truth {
+fn truth(condition: &Condition, fact: &Fact, name: &str, integrated: &[(u64, u64)]) -> Truth {
     match (condition, fact) {
         (_, Fact::Unknown(r)) => Truth::Unknown(r.clone()),
         (Condition::Present, f) => bool_truth(*f != Fact::Absent),
@@ -393,7 +402,8 @@ fn truth(condition: &Condition, fact: &Fact, name: &str) -> Truth {
                 let [major, minor, ..] = v.release() else {
                     return Truth::Unknown(format!("`{name}` has {cc:?}, which is not a compute capability"));
                 };
-                if !archs.iter().any(|a| a.runs_on(*major, *minor)) {
+                let tegra = integrated.contains(&(*major, *minor));
+                if !archs.iter().any(|a| a.runs_on(*major, *minor, tegra)) {
                     return Truth::No;
                 }
             }

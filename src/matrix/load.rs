@@ -62,6 +62,8 @@ struct RawGpuModel {
     name: String,
     compute_capability: String,
     architecture: String,
+    #[serde(default)]
+    integrated: bool,
 }
 
 #[derive(Deserialize)]
@@ -274,6 +276,7 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
                         name: m.value.name,
                         compute_capability: m.value.compute_capability,
                         architecture: m.value.architecture,
+                        integrated: m.value.integrated,
                     });
                 }
             }

@@ -187,9 +187,14 @@ impl Arch {
     }
 
     /// Whether a GPU of compute capability `major.minor` can run this code.
-    pub fn runs_on(&self, major: u64, minor: u64) -> bool {
+    /// A cubin runs on later minors of its major, except on integrated
+    /// (Tegra) GPUs, which run only cubins built for exactly their compute
+    /// capability; PTX is compiled for anything at least as new.
+    pub fn runs_on(&self, major: u64, minor: u64, integrated: bool) -> bool {
         if self.ptx {
             (major, minor) >= (self.major, self.minor)
+        } else if integrated {
+            (major, minor) == (self.major, self.minor)
         } else {
             major == self.major && minor >= self.minor
         }
@@ -310,6 +315,10 @@ pub struct GpuModel {
     pub name: String,
     pub compute_capability: String,
     pub architecture: String,
+    /// An integrated (Tegra, Jetson) GPU: no binary compatibility with
+    /// other compute capabilities.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub integrated: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -377,6 +386,18 @@ pub struct Matrix {
 }
 
 impl Matrix {
+    /// The compute capabilities of integrated GPUs, for `runs on`.
+    pub fn integrated_compute_capabilities(&self) -> Vec<(u64, u64)> {
+        self.gpu_models
+            .iter()
+            .filter(|m| m.integrated)
+            .filter_map(|m| match crate::version::Ver::new(m.compute_capability.as_str()).release() {
+                [major, minor] => Some((*major, *minor)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The embedded matrix, plus any `--matrix` directories in order.
     pub fn load(overlays: &[&Path]) -> Result<Self, Vec<MatrixError>> {
         load::load(overlays)
@@ -430,13 +451,17 @@ mod tests {
     #[test]
     fn cuda_binary_compatibility_follows_major_and_minor() {
         let torch_cu126 = Arch::parse_list("sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90").unwrap();
-        let runs = |list: &[Arch], cc: (u64, u64)| list.iter().any(|a| a.runs_on(cc.0, cc.1));
+        let runs = |list: &[Arch], cc: (u64, u64)| list.iter().any(|a| a.runs_on(cc.0, cc.1, false));
         assert!(runs(&torch_cu126, (8, 9)), "sm_86 cubins run on an Ada 8.9");
         assert!(!runs(&torch_cu126, (12, 0)), "nothing runs on an RTX 5090");
         let cu128 = Arch::parse_list("7.5;8.0;8.6;9.0;10.0;12.0+PTX").unwrap();
         assert!(runs(&cu128, (12, 0)));
         assert!(runs(&cu128, (12, 1)), "PTX JITs forward");
         assert!(!runs(&cu128, (6, 1)), "a Pascal card has nothing");
+        let on_orin = |list: &[Arch]| list.iter().any(|a| a.runs_on(8, 7, true));
+        assert!(!on_orin(&cu128), "sm_80/sm_86 cubins do not run on an integrated 8.7");
+        assert!(on_orin(&Arch::parse_list("8.7").unwrap()));
+        assert!(on_orin(&Arch::parse_list("8.0+PTX").unwrap()), "PTX still JITs");
     }
 
     #[test]
