@@ -35,11 +35,20 @@ pub struct FixPlan {
     pub conflicts: Vec<String>,
 }
 
+/// One requirement a fix installs, with the pip options it needs
+/// (`--upgrade`, `--index-url URL`): it is merged only with requirements
+/// that need the same options.
+#[derive(Clone, Debug)]
+struct Install {
+    options: String,
+    name: String,
+    spec: Option<VersionSpecifiers>,
+}
+
 /// What one fix does to the packages of an environment.
 #[derive(Clone, Debug, Default)]
 struct Effect {
-    /// `pip install` requirements, by the index they come from.
-    installs: Vec<(Option<String>, String, Option<VersionSpecifiers>)>,
+    installs: Vec<Install>,
     uninstalls: Vec<String>,
     /// Anything that is not a pip command (a driver upgrade, a code change).
     other: Vec<String>,
@@ -47,14 +56,18 @@ struct Effect {
 
 impl Effect {
     fn touches(&self, name: &str) -> bool {
-        self.installs.iter().any(|(_, n, _)| n == name) || self.uninstalls.iter().any(|n| n == name)
+        self.installs.iter().any(|i| i.name == name) || self.uninstalls.iter().any(|n| n == name)
     }
 }
 
+/// pip options that take a value in the next word.
+const VALUE_OPTIONS: &[&str] =
+    &["-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-c", "--constraint"];
+
 /// Reads a fix command: `python -m pip install [--upgrade] [--index-url U] "req" ...`,
-/// `pip uninstall -y a b`, chained with `&&`; a trailing `# comment` is prose.
+/// `pip uninstall -y a b`, chained with `&&`; a `# comment` is prose.
 fn effect_of(fix: &str) -> Effect {
-    let command = fix.split("   #").next().unwrap_or(fix).trim();
+    let command = strip_comment(fix);
     let mut effect = Effect::default();
     for part in command.split("&&").map(str::trim).filter(|p| !p.is_empty()) {
         let words = shell_words(part);
@@ -67,32 +80,11 @@ fn effect_of(fix: &str) -> Effect {
             }
         };
         match rest {
-            ["install", args @ ..] => {
-                // pip reads its options wherever they stand.
-                let index = args
-                    .windows(2)
-                    .find(|w| matches!(w[0], "--index-url" | "-i" | "--extra-index-url"))
-                    .map(|w| w[1].to_string());
-                let mut args = args.iter();
-                while let Some(arg) = args.next() {
-                    match *arg {
-                        "--index-url" | "-i" | "--extra-index-url" => {
-                            args.next();
-                        }
-                        a if a.starts_with('-') => {}
-                        req => match Requirement::<VerbatimUrl>::from_str(req) {
-                            Ok(r) => {
-                                let spec = match r.version_or_url {
-                                    Some(VersionOrUrl::VersionSpecifier(s)) => Some(s),
-                                    _ => None,
-                                };
-                                effect.installs.push((index.clone(), normalize_name(r.name.as_ref()), spec));
-                            }
-                            Err(_) => effect.other.push(part.to_string()),
-                        },
-                    }
-                }
-            }
+            ["install", args @ ..] => match pip_install(args) {
+                Some(installs) => effect.installs.extend(installs),
+                // A path, a URL, a -r file: not something to reason about.
+                None => effect.other.push(part.to_string()),
+            },
             ["uninstall", args @ ..] => effect
                 .uninstalls
                 .extend(args.iter().filter(|a| !a.starts_with('-')).map(|a| normalize_name(a))),
@@ -100,6 +92,47 @@ fn effect_of(fix: &str) -> Effect {
         }
     }
     effect
+}
+
+/// The requirements of one `pip install`, each with the command's options.
+fn pip_install(args: &[&str]) -> Option<Vec<Install>> {
+    let mut options = Vec::new();
+    let mut names = Vec::new();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        if VALUE_OPTIONS.contains(arg) {
+            options.push(format!("{arg} {}", args.next()?));
+        } else if arg.starts_with('-') {
+            options.push(arg.to_string());
+        } else {
+            let r = Requirement::<VerbatimUrl>::from_str(arg).ok()?;
+            let spec = match r.version_or_url {
+                Some(VersionOrUrl::VersionSpecifier(s)) => Some(s),
+                Some(VersionOrUrl::Url(_)) => return None,
+                None => None,
+            };
+            names.push((normalize_name(r.name.as_ref()), spec));
+        }
+    }
+    let options = options.join(" ");
+    Some(names.into_iter().map(|(name, spec)| Install { options: options.clone(), name, spec }).collect())
+}
+
+/// The command without its `# comment`, quotes respected.
+fn strip_comment(s: &str) -> &str {
+    let mut quote = None;
+    let mut previous = ' ';
+    for (i, c) in s.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '#') if previous.is_whitespace() => return s[..i].trim(),
+            _ => {}
+        }
+        previous = c;
+    }
+    s.trim()
 }
 
 /// Splits a command line on blanks, honouring single and double quotes.
@@ -223,20 +256,20 @@ fn conflict(
 ) -> Option<String> {
     let all: Vec<&Effect> = chosen.iter().chain(std::iter::once(candidate)).collect();
     let changed = |name: &str| all.iter().any(|e| e.touches(name));
-    for (_, name, spec) in &candidate.installs {
-        if all.iter().any(|e| e.uninstalls.contains(name) && !e.installs.iter().any(|(_, n, _)| n == name)) {
+    for Install { name, spec, .. } in &candidate.installs {
+        if all.iter().any(|e| e.uninstalls.contains(name) && !e.installs.iter().any(|i| &i.name == name)) {
             return Some(format!("another fix uninstalls {name}"));
         }
         let Some(spec) = spec else { continue };
         let mut specs: Vec<&VersionSpecifiers> = vec![spec];
         let mut reasons = Vec::new();
         for e in chosen {
-            for (_, n, s) in &e.installs {
-                if n == name
-                    && let Some(s) = s
+            for i in &e.installs {
+                if &i.name == name
+                    && let Some(s) = &i.spec
                 {
                     specs.push(s);
-                    reasons.push(format!("another fix installs {n}{s}"));
+                    reasons.push(format!("another fix installs {name}{s}"));
                 }
             }
         }
@@ -259,9 +292,8 @@ fn conflict(
     // with the other planned ranges and with this Python.
     let mut planned: BTreeMap<&str, Vec<&VersionSpecifiers>> = BTreeMap::new();
     for e in &all {
-        for (_, n, s) in &e.installs {
-            let specs = planned.entry(n.as_str()).or_default();
-            specs.extend(s.iter());
+        for i in &e.installs {
+            planned.entry(i.name.as_str()).or_default().extend(i.spec.iter());
         }
     }
     let python = env.and_then(|e| e.version.found());
@@ -394,28 +426,27 @@ fn merge(chosen: &[Effect]) -> Vec<String> {
     if !uninstall.is_empty() {
         steps.push(format!("python -m pip uninstall -y {}", uninstall.join(" ")));
     }
-    let mut by_index: BTreeMap<Option<&str>, BTreeMap<&str, Vec<String>>> = BTreeMap::new();
+    // One `pip install` per set of options, requirements merged by name.
+    let mut by_options: BTreeMap<&str, BTreeMap<&str, Vec<String>>> = BTreeMap::new();
     for e in chosen {
-        for (index, name, spec) in &e.installs {
-            let specs = by_index.entry(index.as_deref()).or_default().entry(name).or_default();
-            if let Some(spec) = spec {
-                for s in spec.iter().map(ToString::to_string) {
-                    if !specs.contains(&s) {
-                        specs.push(s);
-                    }
+        for i in &e.installs {
+            let specs = by_options.entry(i.options.as_str()).or_default().entry(i.name.as_str()).or_default();
+            for s in i.spec.iter().flat_map(|s| s.iter()).map(ToString::to_string) {
+                if !specs.contains(&s) {
+                    specs.push(s);
                 }
             }
         }
     }
-    for (index, reqs) in by_index {
+    for (options, reqs) in by_options {
         let reqs: Vec<String> =
             reqs.into_iter()
                 .map(|(name, specs)| {
                     if specs.is_empty() { name.to_string() } else { format!("\"{name}{}\"", specs.join(",")) }
                 })
                 .collect();
-        let index = index.map(|i| format!(" --index-url {i}")).unwrap_or_default();
-        steps.push(format!("python -m pip install{index} {}", reqs.join(" ")));
+        let options = if options.is_empty() { String::new() } else { format!(" {options}") };
+        steps.push(format!("python -m pip install{options} {}", reqs.join(" ")));
     }
     for e in chosen {
         for o in &e.other {
@@ -438,13 +469,24 @@ mod tests {
         );
         assert_eq!(e.uninstalls, ["onnxruntime", "onnxruntime-gpu"]);
         assert_eq!(e.installs.len(), 1);
-        assert_eq!(e.installs[0].1, "onnxruntime-gpu");
+        assert_eq!(e.installs[0].name, "onnxruntime-gpu");
         assert!(e.other.is_empty());
         let e = effect_of(
             "python -m pip install --force-reinstall torch torchvision --index-url https://download.pytorch.org/whl/cu126",
         );
         assert_eq!(e.installs.len(), 2);
-        assert_eq!(e.installs[1].0.as_deref(), Some("https://download.pytorch.org/whl/cu126"));
+        assert_eq!(
+            e.installs[1].options,
+            "--force-reinstall --index-url https://download.pytorch.org/whl/cu126"
+        );
+        let e = effect_of(
+            r#"python -m pip install "torch==1.8.1+cu111" -f https://download.pytorch.org/whl/torch_stable.html  # with torchvision"#,
+        );
+        assert_eq!(e.installs[0].options, "-f https://download.pytorch.org/whl/torch_stable.html");
+        assert!(e.other.is_empty(), "{:?}", e.other);
+        let e = effect_of("python -m pip install ./wheels/onnx-1.17.0-cp311-linux_x86_64.whl");
+        assert!(e.installs.is_empty());
+        assert_eq!(e.other.len(), 1);
         let e = effect_of("upgrade the NVIDIA driver to 580.65.06 or newer");
         assert_eq!(e.other, ["upgrade the NVIDIA driver to 580.65.06 or newer"]);
         assert!(e.installs.is_empty());
@@ -464,12 +506,19 @@ mod tests {
     }
 
     #[test]
-    fn merges_requirements_of_several_fixes() {
+    fn merges_requirements_of_several_fixes_and_keeps_their_options() {
         let chosen = vec![
             effect_of(r#"python -m pip install "numpy<2""#),
             effect_of(r#"python -m pip install "numpy<2""#),
-            effect_of(r#"python -m pip install "protobuf>=3.20.2,<4""#),
+            effect_of(r#"python -m pip install "protobuf>=3.20.2,<4"  # for onnx"#),
+            effect_of(r#"python -m pip install --upgrade "onnxruntime""#),
         ];
-        assert_eq!(merge(&chosen), [r#"python -m pip install "numpy<2" "protobuf>=3.20.2,<4""#]);
+        assert_eq!(
+            merge(&chosen),
+            [
+                r#"python -m pip install "numpy<2" "protobuf>=3.20.2,<4""#,
+                "python -m pip install --upgrade onnxruntime",
+            ]
+        );
     }
 }
