@@ -158,6 +158,7 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
     let Some(pasted) = &snapshot.pasted else { return };
     for rule in &matrix.rules {
         let RuleKind::Signature { regex, explained_by, .. } = &rule.kind else { continue };
+        let Some(regex) = regex.get() else { continue };
         let hits: Vec<(&crate::snapshot::PastedLine, regex::Captures<'_>)> =
             pasted.error_lines.iter().filter_map(|l| regex.captures(&l.text).map(|c| (l, c))).collect();
         if hits.is_empty() {

@@ -35,7 +35,7 @@ pub fn import(text: &str, matrix: &Matrix) -> Snapshot {
     if let Some(s) = embedded_snapshot(text) {
         return s;
     }
-    let set = &matrix.signature_set;
+    let set = matrix.signature_set();
     let mut c = Collector::default();
     let mut mode = lines::Mode::Prose;
     for (i, raw) in text.split('\n').enumerate() {

@@ -330,16 +330,6 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
         return Err(errors);
     }
     let hash = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    let patterns: Vec<&str> = rules
-        .values()
-        .filter_map(|r| match &r.kind {
-            RuleKind::Signature { regex, .. } => Some(regex.as_str()),
-            _ => None,
-        })
-        .collect();
-    let signature_set = regex::RegexSet::new(patterns).map_err(|e| {
-        vec![MatrixError { origin: Origin::default(), message: format!("signature patterns: {e}") }]
-    })?;
     Ok(Matrix {
         version: version.unwrap_or_default(),
         hash,
@@ -348,7 +338,7 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
         tables,
         rules: rules.into_values().collect(),
         gpu_models,
-        signature_set,
+        signature_set: std::sync::OnceLock::new(),
     })
 }
 
@@ -528,10 +518,13 @@ fn convert_rule(
                 format!("signature rule `{code}` cannot also have `builtin`, `when`, `lookup` or `require`"),
             );
         }
-        match regex::Regex::new(&sig.value) {
-            Ok(regex) => {
-                RuleKind::Signature { pattern: sig.value.clone(), regex, explained_by: raw.explained_by }
-            }
+        // Syntax only: compiling waits until a paste is read.
+        match regex_syntax::Parser::new().parse(&sig.value) {
+            Ok(_) => RuleKind::Signature {
+                pattern: sig.value.clone(),
+                regex: super::LazyRegex::new(&sig.value),
+                explained_by: raw.explained_by,
+            },
             Err(err) => {
                 e.at(
                     &sig,

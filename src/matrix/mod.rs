@@ -302,9 +302,34 @@ pub enum RuleKind {
     Signature {
         pattern: String,
         #[serde(skip)]
-        regex: regex::Regex,
+        regex: LazyRegex,
         explained_by: Vec<String>,
     },
+}
+
+/// A signature's regex, compiled the first time a paste is read: compiling
+/// every signature costs more than loading the rest of the matrix, and only
+/// `diagnose` needs them. The loader has already checked the syntax.
+#[derive(Clone, Debug, Default)]
+pub struct LazyRegex {
+    pattern: String,
+    compiled: std::sync::OnceLock<Option<regex::Regex>>,
+}
+
+impl LazyRegex {
+    pub fn new(pattern: &str) -> Self {
+        Self { pattern: pattern.to_string(), compiled: std::sync::OnceLock::new() }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.pattern
+    }
+
+    /// The compiled regex; `None` only for a pattern over the regex size
+    /// limits, which then matches nothing.
+    pub fn get(&self) -> Option<&regex::Regex> {
+        self.compiled.get_or_init(|| regex::Regex::new(&self.pattern).ok()).as_ref()
+    }
 }
 
 /// A GPU model the matrix knows, to tell a compute capability from a name
@@ -381,11 +406,23 @@ pub struct Matrix {
     /// Sorted by code.
     pub rules: Vec<Rule>,
     pub gpu_models: Vec<GpuModel>,
-    /// Every signature rule's pattern, to find error lines in one pass.
-    pub signature_set: regex::RegexSet,
+    /// Every signature rule's pattern, to find error lines in one pass
+    /// (compiled on first use, like the signatures themselves).
+    pub signature_set: std::sync::OnceLock<regex::RegexSet>,
 }
 
 impl Matrix {
+    /// All signature patterns as one set, compiled on first use.
+    pub fn signature_set(&self) -> &regex::RegexSet {
+        self.signature_set.get_or_init(|| {
+            let patterns = self.rules.iter().filter_map(|r| match &r.kind {
+                RuleKind::Signature { regex, .. } => Some(regex.as_str()),
+                _ => None,
+            });
+            regex::RegexSet::new(patterns).unwrap_or_else(|_| regex::RegexSet::empty())
+        })
+    }
+
     /// The compute capabilities of integrated GPUs, for `runs on`.
     pub fn integrated_compute_capabilities(&self) -> Vec<(u64, u64)> {
         self.gpu_models
