@@ -438,6 +438,13 @@ fn cases() -> Vec<(&'static str, World, World)> {
                 .target("onnxruntime", "1.20.1"),
         ),
         (
+            "model-op-unsupported-by-tensorrt",
+            w().model(8, 17, &[("ai.onnx", "BlackmanWindow"), ("ai.onnx", "Conv")])
+                .target("tensorrt", "8.6.1"),
+            w().model(8, 17, &[("ai.onnx", "BlackmanWindow"), ("ai.onnx", "Conv")])
+                .target("tensorrt", "10.15.1"),
+        ),
+        (
             "model-resize-on-old-tensorrt",
             w().model(6, 11, &[("ai.onnx", "Resize")]).target("tensorrt", "7.0.0"),
             w().model(6, 11, &[("ai.onnx", "Resize")]).target("tensorrt", "7.1.3"),
@@ -614,4 +621,16 @@ fn the_healthy_world_raises_nothing() {
     let m = matrix();
     let (fired, _) = codes(&World::new(), &m);
     assert!(fired.is_empty(), "{fired:?}");
+}
+
+#[test]
+fn an_unsupported_operator_is_named_in_the_evidence() {
+    let m = matrix();
+    let world = World::new()
+        .model(8, 17, &[("ai.onnx", "BlackmanWindow"), ("ai.onnx", "Conv"), ("ai.onnx", "Unique")])
+        .target("tensorrt", "8.6.1");
+    let snap: Snapshot = serde_json::from_value(world.0).unwrap();
+    let j = check(&snap, &m);
+    let f = j.findings.iter().find(|f| f.code == "model-op-unsupported-by-tensorrt").expect("fires");
+    assert_eq!(f.evidence, ["model.ops: BlackmanWindow, Unique"]);
 }

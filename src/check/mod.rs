@@ -270,7 +270,7 @@ fn evaluate(rule: &Rule, facts: &Facts<'_>, matrix: &Matrix) -> (Outcome, Option
         why: fill(&rule.why),
         fixes: rule.fixes.iter().map(|f| fill(f)).collect(),
         sources: rule.sources.clone(),
-        evidence: Vec::new(),
+        evidence: require.iter().filter_map(|c| offending(c, &ctx)).collect(),
     };
     (Outcome::Fired, Some(finding))
 }
@@ -343,6 +343,14 @@ fn select_row<'t>(
 }
 
 fn test(clause: &Clause, ctx: &Ctx<'_>) -> Truth {
+    match rendered_condition(clause, ctx) {
+        Ok(condition) => truth(&condition, &ctx.facts.get(&clause.fact), &clause.fact, ctx.integrated),
+        Err(r) => Truth::Unknown(r),
+    }
+}
+
+/// The clause's condition with its placeholders filled.
+fn rendered_condition(clause: &Clause, ctx: &Ctx<'_>) -> Result<Condition, String> {
     // Conditions may name row columns or other facts: `"is {torch.local}"`.
     let mut missing = None;
     let text = template::render(&clause.condition, None, |k| match ctx.placeholder(k) {
@@ -353,18 +361,36 @@ fn test(clause: &Clause, ctx: &Ctx<'_>) -> Truth {
         }
     });
     if let Some(r) = missing {
-        return Truth::Unknown(r);
+        return Err(r);
     }
-    let condition = match Condition::parse(&text) {
-        Ok(c) => c,
-        Err(e) => return Truth::Unknown(format!("rule condition {text:?}: {e}")),
+    Condition::parse(&text).map_err(|e| format!("rule condition {text:?}: {e}"))
+}
+
+/// For a failed `none of` clause, the values that are in the list: the
+/// evidence a user needs (which operators, not just that some are).
+fn offending(clause: &Clause, ctx: &Ctx<'_>) -> Option<String> {
+    let Ok(Condition::NoneOf(words)) = rendered_condition(clause, ctx) else { return None };
+    let values = match ctx.facts.get(&clause.fact) {
+        Fact::Text(t) => vec![t],
+        Fact::List(l) => l,
+        _ => return None,
     };
-    truth(&condition, &ctx.facts.get(&clause.fact), &clause.fact, ctx.integrated)
+    let hits: Vec<String> =
+        values.into_iter().filter(|v| words.iter().any(|w| w.eq_ignore_ascii_case(v))).collect();
+    (!hits.is_empty()).then(|| format!("{}: {}", clause.fact, hits.join(", ")))
 }
 
 fn truth(condition: &Condition, fact: &Fact, name: &str, integrated: &[(u64, u64)]) -> Truth {
     match (condition, fact) {
         (_, Fact::Unknown(r)) => Truth::Unknown(r.clone()),
+        (Condition::NoneOf(words), f) => {
+            let values: Vec<&str> = match f {
+                Fact::Text(t) => vec![t.as_str()],
+                Fact::List(l) => l.iter().map(String::as_str).collect(),
+                _ => Vec::new(),
+            };
+            bool_truth(!values.iter().any(|v| words.iter().any(|w| w.eq_ignore_ascii_case(v))))
+        }
         (Condition::Present, f) => bool_truth(*f != Fact::Absent),
         (Condition::Absent, f) => bool_truth(*f == Fact::Absent),
         (

@@ -137,6 +137,9 @@ pub enum Condition {
     /// a cubin runs on its own major at an equal or higher minor, PTX on
     /// anything at or above its version.
     RunsOn(Vec<Arch>),
+    /// No value of the fact (a text, or any list element) is one of these
+    /// words, case-insensitively: `none of TopK NonZero`.
+    NoneOf(Vec<String>),
 }
 
 /// One entry of a CUDA architecture list.
@@ -208,7 +211,13 @@ impl Condition {
             "present" => Self::Present,
             "absent" => Self::Absent,
             _ => {
-                if let Some(rest) = t.strip_prefix("contains ") {
+                if let Some(rest) = t.strip_prefix("none of ") {
+                    let words: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
+                    if words.is_empty() {
+                        return Err("`none of` needs at least one word".into());
+                    }
+                    Self::NoneOf(words)
+                } else if let Some(rest) = t.strip_prefix("contains ") {
                     Self::Contains(rest.trim().to_string())
                 } else if let Some(rest) = t.strip_prefix("runs on ") {
                     Self::RunsOn(Arch::parse_list(rest)?)
@@ -233,6 +242,7 @@ impl fmt::Display for Condition {
             Self::IsNot(t) => write!(f, "is not {t}"),
             Self::Contains(t) => write!(f, "contains {t}"),
             Self::Version(s) => write!(f, "{s}"),
+            Self::NoneOf(words) => write!(f, "none of {}", words.join(" ")),
             Self::RunsOn(list) => {
                 let names: Vec<String> = list
                     .iter()
