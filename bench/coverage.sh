@@ -21,6 +21,7 @@ specs=(
   "tensorrt-gpus tensorrt 0"
   "tensorrt-cuda tensorrt 0"
   "tensorrt-releases tensorrt 0"
+  "tensorrt-onnx-ops tensorrt 0"
 )
 
 # pip lists only the releases with a wheel for the Python it is asked about,
