@@ -202,6 +202,17 @@ pub(super) fn load(overlays: &[&Path]) -> Result<Matrix, Vec<MatrixError>> {
     build(&layers)
 }
 
+pub(super) fn load_with_texts(files: &[(String, String)]) -> Result<Matrix, Vec<MatrixError>> {
+    let layers = vec![
+        Layer {
+            name: None,
+            files: super::EMBEDDED.iter().map(|(p, c)| (p.to_string(), c.to_string())).collect(),
+        },
+        Layer { name: Some("(text)".into()), files: files.to_vec() },
+    ];
+    build(&layers)
+}
+
 fn read_dir_layer(dir: &Path) -> Result<Vec<(String, String)>, String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read matrix directory: {e}"))?;
     let mut paths: Vec<_> = entries

@@ -450,6 +450,13 @@ impl Matrix {
         load::load(overlays)
     }
 
+    /// The embedded matrix with one overlay file given as text (`name` is
+    /// what errors call it): the loader without a directory, for fuzzing
+    /// and for tools that hold a matrix file in memory.
+    pub fn load_with_overlay_text(name: &str, text: &str) -> Result<Self, Vec<MatrixError>> {
+        load::load_with_texts(&[(name.to_string(), text.to_string())])
+    }
+
     pub fn rule(&self, code: &str) -> Option<&Rule> {
         self.rules.iter().find(|r| r.code == code)
     }
@@ -509,6 +516,15 @@ mod tests {
         assert!(!on_orin(&cu128), "sm_80/sm_86 cubins do not run on an integrated 8.7");
         assert!(on_orin(&Arch::parse_list("8.7").unwrap()));
         assert!(on_orin(&Arch::parse_list("8.0+PTX").unwrap()), "PTX still JITs");
+    }
+
+    #[test]
+    fn an_overlay_given_as_text_is_checked_like_a_file() {
+        let errors = Matrix::load_with_overlay_text("team.yaml", "rules:\n  - code: Bad_Code\n").unwrap_err();
+        assert!(errors.iter().any(|e| e.to_string().starts_with("team.yaml:")), "{errors:?}");
+        let ok = "gpu_models:\n  sources: [https://developer.nvidia.com/cuda-gpus]\n  models:\n    - { name: \"Team GPU\", compute_capability: \"8.9\", architecture: \"Ada\" }\n";
+        let m = Matrix::load_with_overlay_text("team.yaml", ok).unwrap();
+        assert_eq!(m.gpu_model("Team GPU 48GB").unwrap().compute_capability, "8.9");
     }
 
     #[test]
