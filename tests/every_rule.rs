@@ -228,6 +228,16 @@ fn cases() -> Vec<(&'static str, World, World)> {
                 .imported("onnx", json!({"ir_version": 9, "max_opset": 21})),
         ),
         (
+            "glibc-too-old-for-torch",
+            w().set("/system/found/glibc", json!({"found": "2.17"})).dist("torch", "2.7.0"),
+            w().set("/system/found/glibc", json!({"found": "2.17"})).dist("torch", "2.6.0"),
+        ),
+        (
+            "glibc-too-old-for-onnxruntime",
+            w().set("/system/found/glibc", json!({"found": "2.27"})).dist("onnxruntime-gpu", "1.17.0"),
+            w().set("/system/found/glibc", json!({"found": "2.28"})).dist("onnxruntime-gpu", "1.17.0"),
+        ),
+        (
             "python-unsupported-by-onnx",
             w().python("3.12.4").dist("onnx", "1.14.1"),
             w().python("3.11.9").dist("onnx", "1.14.1"),

@@ -8,6 +8,11 @@ use support::*;
 /// (code, a real message line, a line that must not match).
 const SAMPLES: &[(&str, &str, &str)] = &[
     (
+        "error-glibc-too-old",
+        "ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /env/lib/python3.10/site-packages/torch/lib/libtorch_python.so)",
+        "glibc 2.28 found",
+    ),
+    (
         "error-cuda-driver-insufficient",
         "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version",
         "the CUDA driver version is fine",
@@ -142,4 +147,25 @@ fn captures_fill_the_message() {
         finding(&r, "error-gpu-library-missing")["message"],
         "libcublasLt.so.12 cannot be found by the dynamic loader"
     );
+}
+
+#[test]
+fn a_glibc_error_next_to_the_facts_that_explain_it_is_one_finding() {
+    let paste = "\
+PyTorch version: 2.7.0+cu126
+Is debug build: False
+CUDA used to build PyTorch: 12.6
+OS: CentOS Linux 7 (Core) (x86_64)
+Libc version: glibc-2.17
+Python version: 3.10.14 (main) [GCC 11.2.0] (64-bit runtime)
+
+ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by torch/lib/libtorch_python.so)
+";
+    let out = doctor().args(["diagnose", "-", "--format", "json"]).write_stdin(paste).output().unwrap();
+    let r = json(&out.stdout);
+    let codes = finding_codes(&r);
+    assert!(!codes.contains(&"error-glibc-too-old".to_string()), "{codes:?}");
+    let f = finding(&r, "glibc-too-old-for-torch");
+    assert!(f["message"].as_str().unwrap().contains("glibc 2.17"), "{f:#}");
+    assert!(f["evidence"].to_string().contains("GLIBC_2.28"), "{f:#}");
 }
