@@ -156,6 +156,8 @@ fn torch_export_opsets_agree_with_what_onnxruntime_implements() {
     let ort = &m.tables["onnxruntime-releases"];
     for row in &m.tables["torch-releases"].rows {
         let opset: u32 = row.values["onnx_opset"].parse().unwrap();
+        let max: u32 = row.values["onnx_max_opset"].parse().unwrap();
+        assert!(opset <= max, "torch {}: default opset {opset} above its maximum {max}", row.versions);
         let first = ort
             .rows
             .iter()
