@@ -302,3 +302,13 @@ fn the_text_report_ends_with_the_merged_commands() {
     assert!(plan.contains("python -m pip uninstall -y onnxruntime onnxruntime-gpu"), "{plan}");
     assert!(plan.contains(r#"python -m pip install "numpy<2" "onnxruntime-gpu==1.17.3""#), "{plan}");
 }
+
+#[test]
+fn a_requirement_whose_marker_does_not_apply_does_not_steer_the_plan() {
+    let mut s =
+        snapshot("3.11.9", &[("onnxruntime", "1.17.3"), ("numpy", "2.1.0"), ("team-models", "1.0.0")]);
+    s["pythons"][0]["distributions"]["found"][2]["requires"] =
+        json!(["numpy>=2; python_version < \"3.9\"", "numpy>=2; extra == \"fast\""]);
+    let (_, r) = check(&s);
+    assert_eq!(plan_for(&r)["steps"], json!(["python -m pip install \"numpy<2\""]), "{:#}", r["fix_plan"]);
+}

@@ -425,7 +425,7 @@ pub(super) fn check_machine(j: &mut Judgement, snapshot: &Snapshot, matrix: &Mat
 
 /// The PEP 508 environment of an interpreter: what it reported, or, without
 /// it (`--fast`), what the version and the machine imply for CPython.
-fn marker_environment(snapshot: &Snapshot, env: &PythonEnv) -> Option<MarkerEnvironment> {
+pub(super) fn marker_environment(snapshot: &Snapshot, env: &PythonEnv) -> Option<MarkerEnvironment> {
     let reported = env.interpreter.found().map(|i| &i.markers).filter(|m| !m.is_empty());
     let version = env.version.found()?;
     let (major, minor, patch) = match version.release() {

@@ -191,7 +191,13 @@ fn satisfiable(specs: &[&VersionSpecifiers]) -> bool {
 
 /// Requirements that stay in force: what kept packages declare, and what
 /// the matrix's tables say a kept package needs of another.
-fn kept_constraints(env: &PythonEnv, matrix: &Matrix, changed: &dyn Fn(&str) -> bool) -> Vec<Constraint> {
+fn kept_constraints(
+    snapshot: &Snapshot,
+    env: &PythonEnv,
+    matrix: &Matrix,
+    changed: &dyn Fn(&str) -> bool,
+) -> Vec<Constraint> {
+    let markers = super::builtin::marker_environment(snapshot, env);
     let mut out = Vec::new();
     for d in env.distributions.found().map(Vec::as_slice).unwrap_or_default() {
         if changed(&d.name) {
@@ -199,9 +205,10 @@ fn kept_constraints(env: &PythonEnv, matrix: &Matrix, changed: &dyn Fn(&str) -> 
         }
         for line in &d.requires {
             let Ok(req) = Requirement::<VerbatimUrl>::from_str(line) else { continue };
-            // Extras are optional; markers about the platform are kept,
-            // which can only make the plan more careful.
-            if line.contains("extra ==") {
+            // Only what applies to this interpreter, as pip would see it
+            // (no extras); with unknown markers every line is kept, which
+            // can only make the plan more careful.
+            if markers.as_ref().is_some_and(|m| !req.evaluate_markers(m, &[])) {
                 continue;
             }
             if let Some(VersionOrUrl::VersionSpecifier(spec)) = req.version_or_url {
@@ -251,6 +258,7 @@ struct Constraint {
 fn conflict(
     candidate: &Effect,
     chosen: &[Effect],
+    snapshot: &Snapshot,
     env: Option<&PythonEnv>,
     matrix: &Matrix,
 ) -> Option<String> {
@@ -273,7 +281,7 @@ fn conflict(
                 }
             }
         }
-        let kept = env.map(|env| kept_constraints(env, matrix, &changed)).unwrap_or_default();
+        let kept = env.map(|env| kept_constraints(snapshot, env, matrix, &changed)).unwrap_or_default();
         for c in kept.iter().filter(|c| &c.package == name) {
             specs.push(&c.spec);
             reasons.push(c.because.clone());
@@ -385,7 +393,7 @@ pub(super) fn plan(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
         for f in j.findings.iter_mut().filter(|f| f.subject == subject && needs_fixing(f)) {
             let effects: Vec<Effect> = f.fixes.iter().map(|x| effect_of(x)).collect();
             let verdicts: Vec<Option<String>> =
-                effects.iter().map(|e| conflict(e, &chosen, env, matrix)).collect();
+                effects.iter().map(|e| conflict(e, &chosen, snapshot, env, matrix)).collect();
             match verdicts.iter().position(Option::is_none) {
                 Some(i) => {
                     if i > 0 {
