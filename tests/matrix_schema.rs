@@ -3,15 +3,38 @@
 //! it, and the mistakes a team is likely to make in an overlay are refused
 //! by both the schema and `onnx-doctor --matrix DIR`.
 
-use std::path::Path;
+#![allow(clippy::disallowed_methods)]
+
+mod support;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command as Process, Stdio};
 
 use assert_cmd::Command;
 
-fn schema() -> jsonschema::Validator {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("matrix/schema.json"))
-        .expect("matrix/schema.json exists");
-    let schema: serde_json::Value = serde_json::from_str(&text).expect("the schema is JSON");
-    jsonschema::draft202012::new(&schema).expect("the schema is a valid 2020-12 schema")
+/// The reference validator: the `jsonschema` package from the package
+/// registry, in a test venv, checking documents against draft 2020-12.
+struct Validator {
+    python: PathBuf,
+    schema: PathBuf,
+}
+
+const VALIDATE: &str = r#"
+import json, sys
+from jsonschema import Draft202012Validator
+schema = json.load(open(sys.argv[1]))
+Draft202012Validator.check_schema(schema)
+doc = json.load(sys.stdin)
+for e in Draft202012Validator(schema).iter_errors(doc):
+    print(f"{e.message} at /{'/'.join(str(p) for p in e.absolute_path)}")
+"#;
+
+fn schema() -> Validator {
+    let venv = support::venv("jsonschema", &[&["jsonschema>=4.18,<5"]]);
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("matrix/schema.json");
+    assert!(schema.is_file(), "matrix/schema.json exists");
+    Validator { python: venv.join("bin/python"), schema }
 }
 
 /// YAML read the way an editor's YAML language server reads it.
@@ -19,8 +42,19 @@ fn as_json(yaml: &str) -> serde_json::Value {
     serde_saphyr::from_str(yaml).expect("the test YAML parses")
 }
 
-fn schema_errors(validator: &jsonschema::Validator, yaml: &str) -> Vec<String> {
-    validator.iter_errors(&as_json(yaml)).map(|e| format!("{} at {}", e, e.instance_path())).collect()
+fn schema_errors(validator: &Validator, yaml: &str) -> Vec<String> {
+    let mut child = Process::new(&validator.python)
+        .args(["-c", VALIDATE])
+        .arg(&validator.schema)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the venv's python runs");
+    child.stdin.take().unwrap().write_all(as_json(yaml).to_string().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "the validator failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
 }
 
 #[test]
