@@ -28,11 +28,13 @@ print(f"{statistics.median(times):.1f}")
 PY
 }
 
-# Peak RSS (VmHWM) of the doctor's own process, sampled until it exits; the
-# Python interpreters it runs are separate processes and not counted.
-peak_kib() {
+# Wall time and peak RSS (VmHWM) of the doctor's own process, sampled until
+# it exits, as "SECONDS KIB"; the Python interpreters it runs are separate
+# processes and not counted.
+wall_and_peak() {
   python3 - "$@" <<'PY'
 import subprocess, sys, time
+t = time.perf_counter()
 p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 peak = 0
 while p.poll() is None:
@@ -44,9 +46,10 @@ while p.poll() is None:
     except OSError:
         pass
     time.sleep(0.001)
-print(peak)
+print(f"{time.perf_counter() - t:.3f} {peak}")
 PY
 }
+peak_kib() { wall_and_peak "$@" | cut -d' ' -f2; }
 
 # A fake environment with N distributions (dist-info directories with METADATA).
 fake_env() {
@@ -133,22 +136,8 @@ if [ "${BIG:-0}" = 1 ]; then
   echo "== model check on 2 GB models (wall s, peak KiB of onnx-doctor)"
   "$VENV/bin/python" bench/make_big_models.py "$WORK/big"
   for m in inline external; do
-    python3 - "$BIN" "$WORK/big/$m.onnx" <<'PY'
-import subprocess, sys, time
-doctor, model = sys.argv[1:3]
-t = time.perf_counter()
-p = subprocess.Popen([doctor, "model", model, "--target", "onnxruntime==1.31.1", "-o", "/dev/null"])
-peak = 0
-while p.poll() is None:
-    try:
-        for line in open(f"/proc/{p.pid}/status"):
-            if line.startswith("VmHWM:"):
-                peak = max(peak, int(line.split()[1]))
-    except OSError:
-        pass
-    time.sleep(0.001)
-print(f"{model}: {time.perf_counter() - t:.3f} s, peak {peak} KiB")
-PY
+    read -r secs kib < <(wall_and_peak "$BIN" model "$WORK/big/$m.onnx" --target onnxruntime==1.31.1 -o /dev/null)
+    echo "$WORK/big/$m.onnx: $secs s, peak $kib KiB"
   done
   rm -rf "$WORK/big"
 fi
@@ -156,8 +145,8 @@ fi
 echo "== fleet: 10,000 node reports (wall s, peak KiB)"
 "$BIN" --format json --python "$VENV/bin/python" --output "$WORK/one.json" || true
 python3 - "$BIN" "$WORK" <<'PY'
-import json, os, subprocess, sys, time
-doctor, work = sys.argv[1:3]
+import json, os, sys
+_, work = sys.argv[1:3]
 base = json.load(open(os.path.join(work, "one.json")))
 d = os.path.join(work, "fleet")
 os.makedirs(d, exist_ok=True)
@@ -168,16 +157,6 @@ for i in range(10000):
         r["findings"].append({"code": "driver-too-old-for-torch-cuda", "severity": "error"})
     with open(os.path.join(d, f"node{i:05}.json"), "w") as f:
         json.dump(r, f)
-t = time.perf_counter()
-p = subprocess.Popen([doctor, "fleet", d, "--format", "json", "-o", "/dev/null"])
-peak = 0
-while p.poll() is None:
-    try:
-        for line in open(f"/proc/{p.pid}/status"):
-            if line.startswith("VmHWM:"):
-                peak = max(peak, int(line.split()[1]))
-    except OSError:
-        pass
-    time.sleep(0.005)
-print(f"10000 reports: {time.perf_counter() - t:.3f} s, peak {peak} KiB")
 PY
+read -r secs kib < <(wall_and_peak "$BIN" fleet "$WORK/fleet" --format json -o /dev/null)
+echo "10000 reports: $secs s, peak $kib KiB"
