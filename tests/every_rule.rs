@@ -560,23 +560,23 @@ fn matrix() -> Matrix {
     Matrix::load(&[]).expect("the embedded matrix loads")
 }
 
-/// What the fix plan of a world could not reconcile.
-fn plan_conflicts(world: &World, m: &Matrix) -> Vec<String> {
+fn judge(world: &World, m: &Matrix) -> onnx_doctor::check::Judgement {
     let mut v = world.0.clone();
     if v.get("expectations").is_none() {
         v["expectations"] = json!([]);
     }
     let snap: Snapshot = serde_json::from_value(v).expect("the fixture is a snapshot");
-    check(&snap, m).plans.into_iter().flat_map(|p| p.conflicts).collect()
+    check(&snap, m)
 }
 
+/// What the fix plan of a world could not reconcile.
+fn plan_conflicts(world: &World, m: &Matrix) -> Vec<String> {
+    judge(world, m).plans.into_iter().flat_map(|p| p.conflicts).collect()
+}
+
+/// The codes that fired, and the rules not evaluated (with why).
 fn codes(world: &World, m: &Matrix) -> (Vec<String>, Vec<(String, String)>) {
-    let mut v = world.0.clone();
-    if v.get("expectations").is_none() {
-        v["expectations"] = json!([]);
-    }
-    let snap: Snapshot = serde_json::from_value(v).expect("the fixture is a snapshot");
-    let j = check(&snap, m);
+    let j = judge(world, m);
     let fired = j.findings.iter().map(|f| f.code.clone()).collect();
     let not_evaluated = j
         .outcomes
@@ -639,8 +639,7 @@ fn an_unsupported_operator_is_named_in_the_evidence() {
     let world = World::new()
         .model(8, 17, &[("ai.onnx", "BlackmanWindow"), ("ai.onnx", "Conv"), ("ai.onnx", "Unique")])
         .target("tensorrt", "8.6.1");
-    let snap: Snapshot = serde_json::from_value(world.0).unwrap();
-    let j = check(&snap, &m);
+    let j = judge(&world, &m);
     let f = j.findings.iter().find(|f| f.code == "model-op-unsupported-by-tensorrt").expect("fires");
     assert_eq!(f.evidence, ["model.ops: BlackmanWindow, Unique"]);
 }

@@ -227,8 +227,8 @@ fn evaluate(rule: &Rule, facts: &Facts<'_>, matrix: &Matrix) -> (Outcome, Option
             },
         }
     }
-    let integrated = matrix.integrated_compute_capabilities();
-    let ctx = Ctx { facts, integrated: &integrated, row, no_row: no_row.as_deref() };
+    let ctx =
+        Ctx { facts, integrated: matrix.integrated_compute_capabilities(), row, no_row: no_row.as_deref() };
     let mut unknown: Option<String> = None;
     for clause in when {
         match test(clause, &ctx) {
@@ -325,7 +325,7 @@ fn select_row<'t>(
         for (fact, column) in &table.matches {
             let cond = row.values.get(column).and_then(|c| Condition::parse(c).ok());
             let f = facts.get(fact);
-            match cond.map(|c| truth(&c, &f, fact, &integrated)) {
+            match cond.map(|c| truth(&c, &f, fact, integrated)) {
                 Some(Truth::Yes) => {}
                 Some(Truth::Unknown(r)) => {
                     why = format!(" ({r})");

@@ -264,6 +264,7 @@ fn conflict(
 ) -> Option<String> {
     let all: Vec<&Effect> = chosen.iter().chain(std::iter::once(candidate)).collect();
     let changed = |name: &str| all.iter().any(|e| e.touches(name));
+    let kept = env.map(|env| kept_constraints(snapshot, env, matrix, &changed)).unwrap_or_default();
     for Install { name, spec, .. } in &candidate.installs {
         if all.iter().any(|e| e.uninstalls.contains(name) && !e.installs.iter().any(|i| &i.name == name)) {
             return Some(format!("another fix uninstalls {name}"));
@@ -281,7 +282,6 @@ fn conflict(
                 }
             }
         }
-        let kept = env.map(|env| kept_constraints(snapshot, env, matrix, &changed)).unwrap_or_default();
         for c in kept.iter().filter(|c| &c.package == name) {
             specs.push(&c.spec);
             reasons.push(c.because.clone());

@@ -182,10 +182,7 @@ struct Layer {
 }
 
 pub(super) fn load(overlays: &[&Path]) -> Result<Matrix, Vec<MatrixError>> {
-    let mut layers = vec![Layer {
-        name: None,
-        files: super::EMBEDDED.iter().map(|(p, c)| (p.to_string(), c.to_string())).collect(),
-    }];
+    let mut layers = vec![embedded_layer()];
     let mut errors = Vec::new();
     for dir in overlays {
         match read_dir_layer(dir) {
@@ -203,14 +200,11 @@ pub(super) fn load(overlays: &[&Path]) -> Result<Matrix, Vec<MatrixError>> {
 }
 
 pub(super) fn load_with_texts(files: &[(String, String)]) -> Result<Matrix, Vec<MatrixError>> {
-    let layers = vec![
-        Layer {
-            name: None,
-            files: super::EMBEDDED.iter().map(|(p, c)| (p.to_string(), c.to_string())).collect(),
-        },
-        Layer { name: Some("(text)".into()), files: files.to_vec() },
-    ];
-    build(&layers)
+    build(&[embedded_layer(), Layer { name: Some("(text)".into()), files: files.to_vec() }])
+}
+
+fn embedded_layer() -> Layer {
+    Layer { name: None, files: super::EMBEDDED.iter().map(|(p, c)| (p.to_string(), c.to_string())).collect() }
 }
 
 fn read_dir_layer(dir: &Path) -> Result<Vec<(String, String)>, String> {
@@ -341,6 +335,14 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
         return Err(errors);
     }
     let hash = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let integrated = gpu_models
+        .iter()
+        .filter(|m| m.integrated)
+        .filter_map(|m| match Ver::new(m.compute_capability.as_str()).release() {
+            [major, minor] => Some((*major, *minor)),
+            _ => None,
+        })
+        .collect();
     Ok(Matrix {
         version: version.unwrap_or_default(),
         hash,
@@ -349,6 +351,7 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
         tables,
         rules: rules.into_values().collect(),
         gpu_models,
+        integrated,
         signature_set: std::sync::OnceLock::new(),
     })
 }

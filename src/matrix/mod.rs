@@ -416,6 +416,8 @@ pub struct Matrix {
     /// Sorted by code.
     pub rules: Vec<Rule>,
     pub gpu_models: Vec<GpuModel>,
+    /// The compute capabilities of the `integrated` GPU models.
+    pub integrated: Vec<(u64, u64)>,
     /// Every signature rule's pattern, to find error lines in one pass
     /// (compiled on first use, like the signatures themselves).
     pub signature_set: std::sync::OnceLock<regex::RegexSet>,
@@ -434,15 +436,8 @@ impl Matrix {
     }
 
     /// The compute capabilities of integrated GPUs, for `runs on`.
-    pub fn integrated_compute_capabilities(&self) -> Vec<(u64, u64)> {
-        self.gpu_models
-            .iter()
-            .filter(|m| m.integrated)
-            .filter_map(|m| match crate::version::Ver::new(m.compute_capability.as_str()).release() {
-                [major, minor] => Some((*major, *minor)),
-                _ => None,
-            })
-            .collect()
+    pub fn integrated_compute_capabilities(&self) -> &[(u64, u64)] {
+        &self.integrated
     }
 
     /// The embedded matrix, plus any `--matrix` directories in order.
