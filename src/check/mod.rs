@@ -370,27 +370,25 @@ fn rendered_condition(clause: &Clause, ctx: &Ctx<'_>) -> Result<Condition, Strin
 /// evidence a user needs (which operators, not just that some are).
 fn offending(clause: &Clause, ctx: &Ctx<'_>) -> Option<String> {
     let Ok(Condition::NoneOf(words)) = rendered_condition(clause, ctx) else { return None };
-    let values = match ctx.facts.get(&clause.fact) {
-        Fact::Text(t) => vec![t],
-        Fact::List(l) => l,
-        _ => return None,
-    };
-    let hits: Vec<String> =
-        values.into_iter().filter(|v| words.iter().any(|w| w.eq_ignore_ascii_case(v))).collect();
+    let fact = ctx.facts.get(&clause.fact);
+    let hits = listed(&words, &fact);
     (!hits.is_empty()).then(|| format!("{}: {}", clause.fact, hits.join(", ")))
+}
+
+/// The fact's values (its text, or its list) that are among `words`.
+fn listed<'f>(words: &[String], fact: &'f Fact) -> Vec<&'f str> {
+    let values: Vec<&str> = match fact {
+        Fact::Text(t) => vec![t.as_str()],
+        Fact::List(l) => l.iter().map(String::as_str).collect(),
+        _ => Vec::new(),
+    };
+    values.into_iter().filter(|v| words.iter().any(|w| w.eq_ignore_ascii_case(v))).collect()
 }
 
 fn truth(condition: &Condition, fact: &Fact, name: &str, integrated: &[(u64, u64)]) -> Truth {
     match (condition, fact) {
         (_, Fact::Unknown(r)) => Truth::Unknown(r.clone()),
-        (Condition::NoneOf(words), f) => {
-            let values: Vec<&str> = match f {
-                Fact::Text(t) => vec![t.as_str()],
-                Fact::List(l) => l.iter().map(String::as_str).collect(),
-                _ => Vec::new(),
-            };
-            bool_truth(!values.iter().any(|v| words.iter().any(|w| w.eq_ignore_ascii_case(v))))
-        }
+        (Condition::NoneOf(words), f) => bool_truth(listed(words, f).is_empty()),
         (Condition::Present, f) => bool_truth(*f != Fact::Absent),
         (Condition::Absent, f) => bool_truth(*f == Fact::Absent),
         (
