@@ -106,6 +106,7 @@ pub fn run(cli: Cli) -> Result<u8, AppError> {
                         pythons: g.python.clone(),
                         fast: true,
                         watched: matrix.packages.clone(),
+                        stack: matrix.stack.clone(),
                         nvml_lib: g.nvml_lib.clone().map(Into::into),
                     },
                 ),
@@ -193,6 +194,7 @@ fn run_check(
                 pythons: g.python.clone(),
                 fast: g.fast,
                 watched: matrix.packages.clone(),
+                stack: matrix.stack.clone(),
                 nvml_lib: g.nvml_lib.clone().map(Into::into),
             };
             let _progress = Progress::start(g.fast);
@@ -216,10 +218,10 @@ fn run_check(
     let code = report.exit_code(fail_on);
     let rendered = match format {
         Format::Json => serde_json::to_string_pretty(&report).expect("a report serialises") + "\n",
-        Format::Markdown => markdown::render(&report, code),
+        Format::Markdown => markdown::render(&report, matrix, code),
         Format::Github => crate::report::ci::github(&report),
         Format::Junit => crate::report::ci::junit(&report),
-        Format::Text => text::render(&report, text::Paint(use_color(g)), code),
+        Format::Text => text::render(&report, matrix, text::Paint(use_color(g)), code),
     };
     let rendered = match &redactor {
         Some(r) => r.apply(&rendered),

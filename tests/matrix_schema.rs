@@ -150,3 +150,32 @@ fn schema_and_loader_agree_on_an_overlay_and_its_common_mistakes() {
         assert!(!overlay_accepted(yaml), "the loader accepts {what}");
     }
 }
+
+/// Components are data: the parts of the machine plus the embedded stack's
+/// packages. The schema spells them out for editors, so it must list
+/// exactly those.
+#[test]
+fn the_schema_lists_exactly_the_components_the_embedded_matrix_knows() {
+    use onnx_doctor::matrix::{Component, Matrix};
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("matrix/schema.json")).unwrap(),
+    )
+    .unwrap();
+    let mut listed: Vec<String> = schema["$defs"]["rule"]["properties"]["components"]["items"]["enum"]
+        .as_array()
+        .expect("the schema enumerates components")
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    let matrix = Matrix::load(&[]).unwrap();
+    let mut known: Vec<String> = Component::MACHINE
+        .iter()
+        .chain(matrix.stack.iter().map(|p| &p.component))
+        .map(|c| c.as_str().to_string())
+        .collect();
+    for list in [&mut listed, &mut known] {
+        list.sort();
+        list.dedup();
+    }
+    assert_eq!(listed, known);
+}

@@ -50,14 +50,14 @@ pub(super) fn check_env(
             _ => continue,
         };
         let Some(rule) = matrix.rule(code) else { continue };
-        let component = Component::of_package(&import.package);
+        let component = matrix.component_of(&import.package);
         let mut evidence = vec![format!("import {}: {}", import.module, import.status.describe())];
         if let Some(out) = import.output.as_deref().map(str::trim).filter(|o| !o.is_empty()) {
             evidence.push(out.to_string());
         }
         let explained = j.findings[first..]
             .iter_mut()
-            .filter(|f| component != Component::Python && f.components.contains(&component))
+            .filter(|f| component != Component::PYTHON && f.components.contains(&component))
             .fold(false, |_, f| {
                 f.evidence.extend(evidence.iter().cloned());
                 true
@@ -67,7 +67,7 @@ pub(super) fn check_env(
             continue;
         }
         let (dist, version) = env
-            .provider(&import.package)
+            .first_installed(&matrix.distributions_of(&import.package))
             .map_or((import.package.clone(), "?".into()), |d| (d.name.clone(), d.version.raw().to_string()));
         let (error, seconds, detail) = match &import.status {
             ImportStatus::Failed { error, message } => {
@@ -113,7 +113,7 @@ pub(super) fn check_env(
                     ("cwd", path.parent().map(|p| p.display().to_string()).unwrap_or_default()),
                 ],
             );
-            f.components.push(Component::of_package(&import.package));
+            f.components.push(matrix.component_of(&import.package));
             j.findings.push(f);
             outcome(j, &rule.code, &subject, Outcome::Fired);
         }
@@ -138,7 +138,7 @@ pub(super) fn check_env(
                         ("other_location", other.location.display().to_string()),
                     ],
                 );
-                f.components.push(Component::of_package(&d.name));
+                f.components.push(matrix.component_of(&d.name));
                 j.findings.push(f);
                 outcome(j, &rule.code, &subject, Outcome::Fired);
             }
@@ -185,10 +185,10 @@ pub(super) fn check_env(
                     ("declared-requirement-unmet", dep.version.raw().to_string())
                 }
             };
-            let (a, b) = (Component::of_package(&d.name), Component::of_package(&dep_name));
+            let (a, b) = (matrix.component_of(&d.name), matrix.component_of(&dep_name));
             let covered = j.findings[first..].iter().any(|f| {
-                a != Component::Python
-                    && b != Component::Python
+                a != Component::PYTHON
+                    && b != Component::PYTHON
                     && f.components.contains(&a)
                     && f.components.contains(&b)
             });
@@ -228,16 +228,10 @@ fn check_links(j: &mut Judgement, snapshot: &Snapshot, env: &PythonEnv, matrix: 
     // In a container without a driver the runtime mounts these from the host.
     let no_driver = nvidia.driver.found().is_none();
     for link in nvidia.links.iter().filter(|l| l.python.as_deref() == Some(env.label().as_str())) {
-        let (code, what) = match link.role.as_str() {
-            "onnxruntime-cuda-provider" => {
-                ("onnxruntime-provider-cannot-load", "onnxruntime-gpu's CUDA provider")
-            }
-            "onnxruntime-tensorrt-provider" => {
-                ("onnxruntime-provider-cannot-load", "onnxruntime-gpu's TensorRT provider")
-            }
-            "torch-cuda" => ("torch-cuda-library-cannot-load", "torch's CUDA library"),
-            _ => ("tensorrt-library-cannot-load", "TensorRT"),
+        let Some(lib) = matrix.stack.iter().flat_map(|p| &p.libraries).find(|l| l.role == link.role) else {
+            continue;
         };
+        let (code, what) = (lib.check.as_str(), lib.what.as_str());
         let Some(rule) = matrix.rule(code) else { continue };
         let missing: Vec<_> = link
             .unresolved
@@ -279,8 +273,8 @@ fn check_links(j: &mut Judgement, snapshot: &Snapshot, env: &PythonEnv, matrix: 
             })
             .map(|(_, fix)| fix)
             .collect();
-        if names.iter().any(|n| n.starts_with("libcudnn")) && !f.components.contains(&Component::Cudnn) {
-            f.components.push(Component::Cudnn);
+        if names.iter().any(|n| n.starts_with("libcudnn")) && !f.components.contains(&Component::CUDNN) {
+            f.components.push(Component::CUDNN);
         }
         f.evidence = missing
             .iter()
@@ -326,7 +320,7 @@ fn check_tensorrt_copies(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix
         }
     }
     for env in &snapshot.pythons {
-        if let Some(d) = env.provider("tensorrt") {
+        if let Some(d) = env.first_installed(&matrix.distributions_of("tensorrt")) {
             add(&d.version, None, format!("{} {} in {}", d.name, d.version, d.location.display()));
         }
     }
@@ -369,7 +363,7 @@ fn check_expectations(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
             other => other,
         };
         for env in &envs {
-            let facts = super::facts::Facts::for_env(snapshot, *env);
+            let facts = super::facts::Facts::for_env(snapshot, *env, matrix);
             let subject = env.map(PythonEnv::label);
             let found = match facts.get(key) {
                 super::facts::Fact::Text(t) => t,

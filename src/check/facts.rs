@@ -19,7 +19,7 @@
 //! a reason (its probe did not run or failed). Rules treat unknown as "could
 //! not evaluate", never as a pass.
 
-use crate::probe::python::STACK;
+use crate::matrix::Matrix;
 use crate::snapshot::nvidia::{Gpu, NvmlState};
 use crate::snapshot::{ImportStatus, Nvidia, Probed, PythonEnv, Snapshot, System};
 use crate::version::Ver;
@@ -46,6 +46,7 @@ impl Fact {
 /// The facts of one Python environment on one machine (or of the machine
 /// alone, when `env` is `None`).
 pub struct Facts<'a> {
+    pub matrix: &'a Matrix,
     pub snapshot: Option<&'a Snapshot>,
     pub system: Option<&'a System>,
     pub system_reason: Option<&'a str>,
@@ -61,8 +62,9 @@ pub fn is_machine_fact(key: &str) -> bool {
 }
 
 impl<'a> Facts<'a> {
-    pub fn for_env(snapshot: &'a Snapshot, env: Option<&'a PythonEnv>) -> Self {
+    pub fn for_env(snapshot: &'a Snapshot, env: Option<&'a PythonEnv>, matrix: &'a Matrix) -> Self {
         Self {
+            matrix,
             snapshot: Some(snapshot),
             system: snapshot.system.found(),
             system_reason: snapshot.system.reason(),
@@ -130,8 +132,11 @@ impl<'a> Facts<'a> {
             if let Some(v) = snap.targets.get(name) {
                 return Some(Fact::Text(v.clone()));
             }
-            let installed =
-                snap.pythons.iter().find_map(|p| p.provider(name)).map(|d| d.version.raw().to_string());
+            let installed = snap
+                .pythons
+                .iter()
+                .find_map(|p| p.first_installed(&self.matrix.distributions_of(name)))
+                .map(|d| d.version.raw().to_string());
             let header = match (name, &snap.nvidia) {
                 ("tensorrt", Probed::Found(n)) => {
                     n.headers.iter().find(|h| h.component == "tensorrt").map(|h| h.version.raw().to_string())
@@ -269,14 +274,12 @@ impl<'a> Facts<'a> {
         // Which distribution provides the module: fixes must name the one
         // installed (`onnxruntime-gpu`), or pip adds a second copy.
         if attr == "distribution" {
-            let candidates = [format!("{name}-gpu"), name.to_string()];
-            return candidates
-                .iter()
-                .find(|c| distribution_version(env, c).is_ok())
-                .map_or(Fact::Absent, |c| Fact::Text(c.clone()));
+            return env
+                .first_installed(&self.matrix.distributions_of(name))
+                .map_or(Fact::Absent, |d| Fact::Text(d.name.clone()));
         }
         // Facts the probe script read from the imported module.
-        if STACK.contains(&name) {
+        if self.matrix.stack_package(name).is_some() {
             return match env.import(name) {
                 Some(i) if i.status == ImportStatus::Ok => match i.facts.get(attr) {
                     Some(v) => json_fact(v),

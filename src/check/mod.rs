@@ -12,10 +12,10 @@
 mod builtin;
 pub mod facts;
 mod plan;
-pub(crate) mod template;
 
 use serde::{Deserialize, Serialize};
 
+use crate::matrix::template;
 use crate::matrix::{Clause, Component, Condition, Matrix, Row, Rule, RuleKind, Severity, Table};
 use crate::snapshot::{PythonEnv, Snapshot};
 
@@ -81,13 +81,13 @@ pub fn check(snapshot: &Snapshot, matrix: &Matrix) -> Judgement {
     for rule in
         data_rules.iter().filter(|r| is_machine_rule(r, matrix) && (!model_only || is_model_rule(r, matrix)))
     {
-        let facts = Facts::for_env(snapshot, None);
+        let facts = Facts::for_env(snapshot, None, matrix);
         record(&mut j, rule, None, evaluate(rule, &facts, matrix));
     }
     for env in &snapshot.pythons {
         let subject = Some(env.label());
         let first = j.findings.len();
-        let facts = Facts::for_env(snapshot, Some(env));
+        let facts = Facts::for_env(snapshot, Some(env), matrix);
         for rule in data_rules.iter().filter(|r| !is_machine_rule(r, matrix)) {
             record(&mut j, rule, subject.clone(), evaluate(rule, &facts, matrix));
         }

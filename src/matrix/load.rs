@@ -18,7 +18,10 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 use sha2::{Digest, Sha256};
 
-use super::{Clause, Component, Condition, Matrix, Origin, Row, Rule, RuleKind, Severity, Table};
+use super::{
+    Clause, Component, Condition, Matrix, Origin, Row, Rule, RuleKind, Severity, StackLibrary, StackPackage,
+    Table,
+};
 use crate::version::Ver;
 
 /// One problem in one matrix file.
@@ -47,6 +50,35 @@ struct RawFile {
     rules: Vec<Spanned<RawRule>>,
     #[serde(default)]
     gpu_models: Option<Spanned<RawGpuModels>>,
+    #[serde(default)]
+    stack: Vec<Spanned<RawStackPackage>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStackPackage {
+    package: String,
+    #[serde(default)]
+    module: Option<String>,
+    #[serde(default)]
+    component: Option<String>,
+    #[serde(default)]
+    distributions: Vec<String>,
+    #[serde(default)]
+    conda: Vec<String>,
+    #[serde(default)]
+    facts: BTreeMap<String, String>,
+    #[serde(default)]
+    libraries: Vec<RawStackLibrary>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStackLibrary {
+    role: String,
+    path: String,
+    check: String,
+    what: String,
 }
 
 #[derive(Deserialize)]
@@ -234,6 +266,7 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
     let mut tables: BTreeMap<String, Table> = BTreeMap::new();
     let mut rules: BTreeMap<String, Rule> = BTreeMap::new();
     let mut gpu_models: Vec<super::GpuModel> = Vec::new();
+    let mut stack: Vec<(StackPackage, Origin)> = Vec::new();
     // Rule templates are checked once every table is known.
     let mut pending: Vec<(Rule, Vec<(Clause, Origin)>)> = Vec::new();
 
@@ -285,6 +318,15 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
                     });
                 }
             }
+            for p in raw.stack {
+                let origin = e.origin_of(&p);
+                if let Some(package) = convert_stack_package(&mut e, p) {
+                    match stack.iter_mut().find(|(s, _)| s.package == package.package) {
+                        Some(slot) => *slot = (package, origin),
+                        None => stack.push((package, origin)),
+                    }
+                }
+            }
             for (name, t) in raw.tables {
                 if !layer_tables.insert(name.clone()) {
                     e.at(&t, format!("table `{name}` is defined twice"));
@@ -317,6 +359,7 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
         }
         rules.insert(rule.code.clone(), rule);
     }
+    check_vocabulary(&mut errors, &rules, &stack);
     for rule in rules.values() {
         if let RuleKind::Signature { explained_by, .. } = &rule.kind {
             for code in explained_by.iter().filter(|c| !rules.contains_key(*c)) {
@@ -348,12 +391,98 @@ fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
         hash,
         overlays: layers.iter().filter_map(|l| l.name.clone()).collect(),
         packages,
+        stack: stack.into_iter().map(|(p, _)| p).collect(),
         tables,
         rules: rules.into_values().collect(),
         gpu_models,
         integrated,
         signature_set: std::sync::OnceLock::new(),
     })
+}
+
+/// The formats a stack fact's expression may end with (`| split`).
+const FACT_FORMATS: &[&str] = &["split", "cudnn", "exists"];
+
+fn convert_stack_package(e: &mut Errors<'_>, p: Spanned<RawStackPackage>) -> Option<StackPackage> {
+    let before = e.list.len();
+    let raw = &p.value;
+    if !is_kebab(&raw.package) {
+        e.at(&p, format!("stack package {:?} must be a lower-case name", raw.package));
+    }
+    for (fact, expr) in &raw.facts {
+        let (path, format) = match expr.split_once('|') {
+            Some((path, format)) => (path.trim(), Some(format.trim())),
+            None => (expr.trim(), None),
+        };
+        let dotted = path.strip_suffix("()").unwrap_or(path);
+        let valid_path = !dotted.is_empty()
+            && dotted
+                .split('.')
+                .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        if !valid_path {
+            e.at(&p, format!("fact `{fact}` of `{}`: {path:?} is not a dotted path", raw.package));
+        }
+        if let Some(f) = format.filter(|f| !FACT_FORMATS.contains(f)) {
+            e.at(
+                &p,
+                format!(
+                    "fact `{fact}` of `{}`: unknown format {f:?} ({})",
+                    raw.package,
+                    FACT_FORMATS.join(", ")
+                ),
+            );
+        }
+    }
+    let raw = p.value;
+    let package = StackPackage {
+        module: raw.module.unwrap_or_else(|| raw.package.clone()),
+        component: Component::new(raw.component.unwrap_or_else(|| raw.package.clone())),
+        distributions: if raw.distributions.is_empty() {
+            vec![raw.package.clone()]
+        } else {
+            raw.distributions.iter().map(|d| crate::snapshot::normalize_name(d)).collect()
+        },
+        conda: raw.conda,
+        facts: raw.facts,
+        libraries: raw
+            .libraries
+            .into_iter()
+            .map(|l| StackLibrary { role: l.role, path: l.path, check: l.check, what: l.what })
+            .collect(),
+        package: raw.package,
+    };
+    (e.list.len() == before).then_some(package)
+}
+
+/// Components rules name must be parts of the machine or stack packages,
+/// and the rules stack libraries name must exist.
+fn check_vocabulary(
+    errors: &mut Vec<MatrixError>,
+    rules: &BTreeMap<String, Rule>,
+    stack: &[(StackPackage, Origin)],
+) {
+    let known: Vec<&Component> =
+        Component::MACHINE.iter().chain(stack.iter().map(|(p, _)| &p.component)).collect();
+    for rule in rules.values() {
+        for c in rule.components.iter().filter(|c| !known.contains(c)) {
+            let names: Vec<&str> = known.iter().map(|k| k.as_str()).collect();
+            errors.push(MatrixError {
+                origin: rule.origin.clone(),
+                message: format!(
+                    "component `{c}` is neither a part of the machine nor a stack package ({})",
+                    names.join(", ")
+                ),
+            });
+        }
+    }
+    for (package, origin) in stack {
+        for lib in package.libraries.iter().filter(|l| !rules.contains_key(&l.check)) {
+            errors.push(MatrixError {
+                origin: origin.clone(),
+                message: format!("library `{}` names `check: {}`, which is not a rule", lib.role, lib.check),
+            });
+        }
+    }
 }
 
 fn first_line(s: &str) -> String {
@@ -646,7 +775,7 @@ fn blank_fact_placeholders(condition: &str) -> String {
 /// Replaces `{row.column}`, and alternatives like `{torch.arch_list|row.arch_list}`,
 /// with the row's value.
 pub(crate) fn fill_row(template: &str, row: &Row) -> String {
-    crate::check::template::render(template, Some(row), |name| {
+    super::template::render(template, Some(row), |name| {
         name.split('|')
             .find_map(|alt| alt.strip_prefix("row.").and_then(|c| row.values.get(c)).cloned())
             .unwrap_or_else(|| format!("{{{name}}}"))
@@ -667,9 +796,11 @@ mod tests {
     use super::*;
 
     const VERSION: &str = "version: \"2000-01-01\"\n";
+    /// The stack the test rules' components name, appended after them.
+    const STACK: &str = "\nstack:\n  - package: onnx\n  - package: protobuf\n";
 
     fn load_one(text: &str) -> Result<Matrix, Vec<MatrixError>> {
-        build(&[Layer { name: None, files: vec![("t.yaml".into(), format!("{VERSION}{text}"))] }])
+        build(&[Layer { name: None, files: vec![("t.yaml".into(), format!("{VERSION}{text}{STACK}"))] }])
     }
 
     fn err(text: &str) -> String {

@@ -12,6 +12,7 @@
 //! name replaces it, everything else is added.
 
 mod load;
+pub mod template;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -21,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::version::Spec;
 
+pub use crate::snapshot::Component;
 pub use load::MatrixError;
 
 /// The matrix files compiled into the binary: (path, contents), sorted.
@@ -47,72 +49,6 @@ impl Severity {
 impl fmt::Display for Severity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// The parts of a stack a finding can involve.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Component {
-    System,
-    Driver,
-    Gpu,
-    Cuda,
-    Cudnn,
-    Tensorrt,
-    Python,
-    Torch,
-    Torchvision,
-    Onnx,
-    Onnxruntime,
-    Protobuf,
-    Numpy,
-}
-
-impl Component {
-    pub const ALL: &[Component] = &[
-        Self::System,
-        Self::Driver,
-        Self::Gpu,
-        Self::Cuda,
-        Self::Cudnn,
-        Self::Tensorrt,
-        Self::Python,
-        Self::Torch,
-        Self::Torchvision,
-        Self::Onnx,
-        Self::Onnxruntime,
-        Self::Protobuf,
-        Self::Numpy,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::System => "system",
-            Self::Driver => "driver",
-            Self::Gpu => "gpu",
-            Self::Cuda => "cuda",
-            Self::Cudnn => "cudnn",
-            Self::Tensorrt => "tensorrt",
-            Self::Python => "python",
-            Self::Torch => "torch",
-            Self::Torchvision => "torchvision",
-            Self::Onnx => "onnx",
-            Self::Onnxruntime => "onnxruntime",
-            Self::Protobuf => "protobuf",
-            Self::Numpy => "numpy",
-        }
-    }
-
-    /// The component a Python package belongs to (`onnxruntime-gpu` →
-    /// onnxruntime, `tensorrt-cu12` → tensorrt); other packages are part of
-    /// the Python environment.
-    pub fn of_package(name: &str) -> Self {
-        let base = name.split(['-', '.']).next().unwrap_or(name);
-        if base == "onnxscript" {
-            return Self::Onnx; // the torch.onnx exporter's op library
-        }
-        Self::ALL.iter().copied().find(|c| c.as_str() == base).unwrap_or(Self::Python)
     }
 }
 
@@ -356,6 +292,38 @@ pub struct GpuModel {
     pub integrated: bool,
 }
 
+/// A Python package the doctor imports and reports on (`stack:` in the
+/// matrix): how to import it, which distributions provide it, which runtime
+/// facts to read from it, and which of its shared libraries to resolve.
+#[derive(Clone, Debug, Serialize)]
+pub struct StackPackage {
+    /// The doctor's name (`protobuf`): the prefix of its facts.
+    pub package: String,
+    /// What the probe imports (`google.protobuf`).
+    pub module: String,
+    pub component: Component,
+    /// Distributions that provide the module, preferred first.
+    pub distributions: Vec<String>,
+    /// Names `conda list` gives it (`pytorch`).
+    pub conda: Vec<String>,
+    /// Fact name → probe expression (`torch.version.cuda`).
+    pub facts: BTreeMap<String, String>,
+    pub libraries: Vec<StackLibrary>,
+}
+
+/// A shared library inside a package whose dependencies the doctor resolves.
+#[derive(Clone, Debug, Serialize)]
+pub struct StackLibrary {
+    /// A stable name for reports (`onnxruntime-cuda-provider`).
+    pub role: String,
+    /// Relative to site-packages; a trailing `*` takes the first match.
+    pub path: String,
+    /// The builtin rule that words a library that cannot load.
+    pub check: String,
+    /// How that text names the library ("onnxruntime-gpu's CUDA provider").
+    pub what: String,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Rule {
     pub code: String,
@@ -412,6 +380,8 @@ pub struct Matrix {
     pub overlays: Vec<String>,
     /// Distributions whose metadata the doctor reads in full.
     pub packages: BTreeSet<String>,
+    /// The Python packages the probe imports, in import order.
+    pub stack: Vec<StackPackage>,
     pub tables: BTreeMap<String, Table>,
     /// Sorted by code.
     pub rules: Vec<Rule>,
@@ -452,6 +422,30 @@ impl Matrix {
         load::load_with_texts(&[(name.to_string(), text.to_string())])
     }
 
+    /// The stack entry with this package name.
+    pub fn stack_package(&self, package: &str) -> Option<&StackPackage> {
+        self.stack.iter().find(|p| p.package == package)
+    }
+
+    /// The component a distribution belongs to (`onnxruntime-gpu` →
+    /// onnxruntime, `tensorrt-cu12` → tensorrt); a distribution no stack
+    /// entry provides is part of the Python environment.
+    pub fn component_of(&self, distribution: &str) -> Component {
+        self.stack
+            .iter()
+            .find(|p| p.package == distribution || p.distributions.iter().any(|d| d == distribution))
+            .map_or(Component::PYTHON, |p| p.component.clone())
+    }
+
+    /// The distributions that provide a stack package, preferred first; a
+    /// name that is not a stack package is its own distribution.
+    pub fn distributions_of<'a>(&'a self, package: &'a str) -> Vec<&'a str> {
+        match self.stack_package(package) {
+            Some(p) => p.distributions.iter().map(String::as_str).collect(),
+            None => vec![package],
+        }
+    }
+
     pub fn rule(&self, code: &str) -> Option<&Rule> {
         self.rules.iter().find(|r| r.code == code)
     }
@@ -478,11 +472,12 @@ mod tests {
 
     #[test]
     fn packages_map_to_their_component() {
-        assert_eq!(Component::of_package("onnxruntime-gpu"), Component::Onnxruntime);
-        assert_eq!(Component::of_package("tensorrt-cu12"), Component::Tensorrt);
-        assert_eq!(Component::of_package("torch"), Component::Torch);
-        assert_eq!(Component::of_package("opencv-python"), Component::Python);
-        assert_eq!(Component::of_package("onnxscript"), Component::Onnx);
+        let m = Matrix::load(&[]).unwrap();
+        assert_eq!(m.component_of("onnxruntime-gpu"), Component::new("onnxruntime"));
+        assert_eq!(m.component_of("tensorrt-cu12"), Component::TENSORRT);
+        assert_eq!(m.component_of("torch"), Component::new("torch"));
+        assert_eq!(m.component_of("opencv-python"), Component::PYTHON);
+        assert_eq!(m.component_of("onnxscript"), Component::new("onnx"));
     }
 
     #[test]

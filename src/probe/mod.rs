@@ -26,6 +26,8 @@ pub struct ProbeOptions {
     pub fast: bool,
     /// Distributions whose `Requires-Dist` the checks need.
     pub watched: BTreeSet<String>,
+    /// The Python packages to import, in order (the matrix's `stack:`).
+    pub stack: Vec<crate::matrix::StackPackage>,
     /// `--nvml-lib`: where to load NVML from instead of `libnvidia-ml.so.1`.
     pub nvml_lib: Option<OsString>,
 }
@@ -40,9 +42,9 @@ pub fn probe(host: &Host, options: &ProbeOptions) -> Snapshot {
             .map(|c| {
                 s.spawn(move || {
                     if options.fast {
-                        python::probe_fast(host, c, &options.watched)
+                        python::probe_fast(host, c, options)
                     } else {
-                        python::probe(host, c, &options.watched)
+                        python::probe(host, c, options)
                     }
                 })
             })
@@ -52,7 +54,7 @@ pub fn probe(host: &Host, options: &ProbeOptions) -> Snapshot {
         (system.join().expect("system probe panicked"), pythons, gpu.join().expect("NVIDIA probe panicked"))
     });
     let pythons = dedupe_by_interpreter(pythons);
-    nvidia::add_python_envs(&mut gpu, host, &pythons);
+    nvidia::add_python_envs(&mut gpu, host, &pythons, &options.stack);
     Snapshot {
         schema_version: SCHEMA_VERSION,
         probed_by: format!("onnx-doctor {}", env!("CARGO_PKG_VERSION")),

@@ -4,8 +4,9 @@
 use std::fmt::Write as _;
 
 use super::{Report, overview};
+use crate::matrix::Matrix;
 
-pub fn render(report: &Report, exit_code: u8) -> String {
+pub fn render(report: &Report, matrix: &Matrix, exit_code: u8) -> String {
     let mut out = String::new();
     let s = &report.summary;
     let _ = writeln!(out, "## onnx-doctor report\n");
@@ -55,7 +56,7 @@ pub fn render(report: &Report, exit_code: u8) -> String {
         }
     }
     let _ = writeln!(out, "### Facts\n");
-    for section in overview(report) {
+    for section in overview(report, matrix) {
         let _ = writeln!(out, "<details><summary>{}</summary>\n", section.title);
         let _ = writeln!(out, "| status | component | detail |\n|---|---|---|");
         for line in section.lines {

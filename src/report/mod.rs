@@ -15,7 +15,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::{Finding, FixPlan, Judgement, Outcome, RuleOutcome};
 use crate::matrix::{Component, Matrix, Severity};
-use crate::probe::python::STACK;
 use crate::snapshot::{ImportStatus, ProbeMode, Probed, PythonEnv, Snapshot};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -174,7 +173,7 @@ pub struct Section {
 
 /// The verdict grouped by component: the system, then each Python
 /// environment with its interpreter and stack packages.
-pub fn overview(report: &Report) -> Vec<Section> {
+pub fn overview(report: &Report, matrix: &Matrix) -> Vec<Section> {
     let snap = &report.snapshot;
     let worst = |subject: Option<&str>, component: Component| {
         report
@@ -204,7 +203,7 @@ pub fn overview(report: &Report) -> Vec<Section> {
                 parts.push("WSL".into());
             }
             Line {
-                status: worst(None, Component::System).unwrap_or(Status::Ok),
+                status: worst(None, Component::SYSTEM).unwrap_or(Status::Ok),
                 label: parts.join(" · "),
                 detail: String::new(),
             }
@@ -228,14 +227,14 @@ pub fn overview(report: &Report) -> Vec<Section> {
         sections.push(Section {
             title: "Python".into(),
             lines: vec![Line {
-                status: worst(None, Component::Python).unwrap_or(Status::NotEvaluated),
+                status: worst(None, Component::PYTHON).unwrap_or(Status::NotEvaluated),
                 label: "no Python interpreter found".into(),
                 detail: String::new(),
             }],
         });
     }
     for env in &snap.pythons {
-        sections.push(python_section(report, env, &worst));
+        sections.push(python_section(report, matrix, env, &worst));
     }
     sections
 }
@@ -247,7 +246,7 @@ fn nvidia_section(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Opti
         Probed::Found(d) => {
             let cuda = d.max_cuda.as_ref().map(|c| format!(" · supports CUDA up to {c}")).unwrap_or_default();
             (
-                worst(Component::Driver).unwrap_or(Status::Ok),
+                worst(Component::DRIVER).unwrap_or(Status::Ok),
                 format!("driver {}{cuda}", d.version),
                 format!("via {}", d.source),
             )
@@ -255,7 +254,7 @@ fn nvidia_section(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Opti
         Probed::NotEvaluated(r) => {
             let absent = matches!(n.nvml, NvmlState::NoLibrary { .. } | NvmlState::DriverNotLoaded)
                 && n.kernel_module.found().is_none();
-            let st = worst(Component::Driver).unwrap_or(if absent {
+            let st = worst(Component::DRIVER).unwrap_or(if absent {
                 Status::Absent
             } else {
                 Status::NotEvaluated
@@ -274,7 +273,7 @@ fn nvidia_section(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Opti
                     .unwrap_or_default();
                 let mem = g.memory_mib.map(|m| format!(" · {} GiB", (m + 512) / 1024)).unwrap_or_default();
                 lines.push(Line {
-                    status: worst(Component::Gpu).unwrap_or(Status::Ok),
+                    status: worst(Component::GPU).unwrap_or(Status::Ok),
                     label: format!("GPU {} {}{cc}{mem}", g.index, g.name),
                     detail: g.architecture.clone().unwrap_or_default(),
                 });
@@ -317,7 +316,7 @@ fn nvidia_section(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Opti
     if !cudart.is_empty() {
         cuda.push(format!("runtime {}", cudart.join(", ")));
     }
-    lines.push(component_line("CUDA", cuda, worst(Component::Cuda)));
+    lines.push(component_line("CUDA", cuda, worst(Component::CUDA)));
     let merge = |mut found: Vec<String>, libs: Vec<String>| {
         // "9" from libcudnn.so.9 adds nothing next to the header's "9.26.0".
         for l in libs {
@@ -331,12 +330,12 @@ fn nvidia_section(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Opti
         n.headers.iter().filter(|h| h.component == "cudnn").map(|h| h.version.to_string()).collect(),
         versions("cudnn"),
     );
-    lines.push(component_line("cuDNN", cudnn, worst(Component::Cudnn)));
+    lines.push(component_line("cuDNN", cudnn, worst(Component::CUDNN)));
     let trt = merge(
         n.headers.iter().filter(|h| h.component == "tensorrt").map(|h| h.version.to_string()).collect(),
         versions("nvinfer"),
     );
-    lines.push(component_line("TensorRT", trt, worst(Component::Tensorrt)));
+    lines.push(component_line("TensorRT", trt, worst(Component::TENSORRT)));
     for link in &n.links {
         let (status, detail) = if link.unresolved.is_empty() {
             (Status::Ok, format!("all {} dependencies resolve", link.resolved.len()))
@@ -350,13 +349,13 @@ fn nvidia_section(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Opti
 }
 
 fn model_section(
-    m: &crate::model::ModelFacts,
+    m: &crate::snapshot::model::ModelFacts,
     targets: &std::collections::BTreeMap<String, String>,
     worst: &dyn Fn(Component) -> Option<Status>,
 ) -> Section {
     let opsets: Vec<String> = m.opsets.iter().map(|(d, v)| format!("{d} {v}")).collect();
     let mut lines = vec![Line {
-        status: worst(Component::Onnx).unwrap_or(Status::Ok),
+        status: worst(Component::new("onnx")).unwrap_or(Status::Ok),
         label: format!("IR {} · opsets {}", m.ir_version, opsets.join(", ")),
         detail: m.producer.clone(),
     }];
@@ -409,6 +408,7 @@ fn component_line(name: &str, found: Vec<String>, worst: Option<Status>) -> Line
 
 fn python_section(
     report: &Report,
+    matrix: &Matrix,
     env: &PythonEnv,
     worst: &dyn Fn(Option<&str>, Component) -> Option<Status>,
 ) -> Section {
@@ -424,7 +424,7 @@ fn python_section(
             };
             let kind = env.kind.map(|k| k.as_str()).unwrap_or("unknown kind");
             Line {
-                status: worst(subject, Component::Python).unwrap_or(Status::Ok),
+                status: worst(subject, Component::PYTHON).unwrap_or(Status::Ok),
                 label: format!("{implementation} {v} · {kind}"),
                 detail: String::new(),
             }
@@ -435,9 +435,9 @@ fn python_section(
                 Probed::NotEvaluated(_) => "Python".into(),
             };
             let status = if report.snapshot.mode != ProbeMode::Full && env.distributions.found().is_some() {
-                worst(subject, Component::Python).unwrap_or(Status::Ok)
+                worst(subject, Component::PYTHON).unwrap_or(Status::Ok)
             } else {
-                worst(subject, Component::Python).unwrap_or(Status::NotEvaluated).max(Status::NotEvaluated)
+                worst(subject, Component::PYTHON).unwrap_or(Status::NotEvaluated).max(Status::NotEvaluated)
             };
             let detail = match &env.distributions {
                 Probed::NotEvaluated(why) => why.clone(),
@@ -451,18 +451,13 @@ fn python_section(
     };
     lines.push(interp);
 
-    for key in STACK {
-        let component = Component::of_package(key);
-        let dist = crate::check::facts::Facts {
-            snapshot: None,
-            system: None,
-            system_reason: None,
-            nvidia: &report.snapshot.nvidia,
-            env: Some(env),
-        };
-        let installed = env.provider(key);
+    for package in &matrix.stack {
+        let key = package.package.as_str();
+        let component = package.component.clone();
+        let dist = crate::check::facts::Facts::for_env(&report.snapshot, Some(env), matrix);
+        let installed = env.first_installed(&matrix.distributions_of(key));
         let import = env.import(key);
-        let status_from_findings = worst(subject, component);
+        let status_from_findings = worst(subject, component.clone());
         let (status, detail) = match import.map(|i| &i.status) {
             _ if installed.is_none() && env.distributions.found().is_none() => {
                 let why = import

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use super::{Report, Status, overview};
+use crate::matrix::Matrix;
 use crate::matrix::Severity;
 
 /// ANSI styling, or none.
@@ -40,10 +41,10 @@ impl Paint {
     }
 }
 
-pub fn render(report: &Report, paint: Paint, exit_code: u8) -> String {
+pub fn render(report: &Report, matrix: &Matrix, paint: Paint, exit_code: u8) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} · {}", paint.bold(&report.doctor), report.matrix_line());
-    for section in overview(report) {
+    for section in overview(report, matrix) {
         let _ = writeln!(out, "\n{}", paint.bold(&section.title));
         for line in section.lines {
             let detail =

@@ -13,9 +13,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::version::Ver;
 
+pub mod model;
 pub mod nvidia;
+pub mod vocab;
 
 pub use nvidia::Nvidia;
+pub use vocab::Component;
 
 /// Bumped whenever a saved snapshot would be read differently.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -62,7 +65,7 @@ pub struct Snapshot {
     pub pasted: Option<Pasted>,
     /// `onnx-doctor model FILE`: the model being checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<crate::model::ModelFacts>,
+    pub model: Option<model::ModelFacts>,
     /// `--target onnxruntime==1.17.1`: runtimes to judge against instead of
     /// the installed ones (name → version).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -307,6 +310,22 @@ pub enum ImportStatus {
     },
 }
 
+impl ImportProbe {
+    /// A probe of `package` (imported as `module`) with nothing but its status.
+    pub fn new(package: &str, module: &str, status: ImportStatus) -> Self {
+        Self {
+            package: package.into(),
+            module: module.into(),
+            status,
+            seconds: None,
+            file: None,
+            facts: BTreeMap::new(),
+            output: None,
+            shadowed_by: None,
+        }
+    }
+}
+
 impl ImportStatus {
     /// The import did not give a working module.
     pub fn is_failure(&self) -> bool {
@@ -331,17 +350,10 @@ impl PythonEnv {
         self.distributions.found()?.iter().find(|d| d.name == name)
     }
 
-    /// The installed distribution that provides an import key: the
-    /// `onnxruntime` module comes from onnxruntime, onnxruntime-gpu or another
-    /// build; `tensorrt` from tensorrt or a CUDA-specific wheel.
-    pub fn provider(&self, package: &str) -> Option<&Distribution> {
-        let names: &[&str] = match package {
-            "onnxruntime" => {
-                &["onnxruntime-gpu", "onnxruntime", "onnxruntime-directml", "onnxruntime-openvino"]
-            }
-            "tensorrt" => &["tensorrt", "tensorrt-cu13", "tensorrt-cu12", "tensorrt-cu11"],
-            _ => return self.distribution(package),
-        };
+    /// The first of these distributions that is installed: a module such
+    /// as `onnxruntime` comes from one of several (the matrix's `stack:`
+    /// section says which, preferred first).
+    pub fn first_installed(&self, names: &[&str]) -> Option<&Distribution> {
         names.iter().find_map(|n| self.distribution(n))
     }
 

@@ -19,6 +19,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::host::Host;
+use crate::matrix::StackPackage;
 use crate::snapshot::nvidia::{ContainerGpu, LinkReport, Nvidia, NvmlState};
 use crate::snapshot::{Probed, PythonEnv};
 
@@ -144,7 +145,7 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
 /// Adds what lives inside the Python environments: pip wheels of CUDA,
 /// cuDNN and TensorRT, and the loader's view of the GPU libraries of
 /// onnxruntime, torch and TensorRT.
-pub fn add_python_envs(nvidia: &mut Nvidia, host: &Host, pythons: &[PythonEnv]) {
+pub fn add_python_envs(nvidia: &mut Nvidia, host: &Host, pythons: &[PythonEnv], stack: &[StackPackage]) {
     let mut wheel_dirs: Vec<PathBuf> = Vec::new();
     let mut include_dirs = Vec::new();
     for env in pythons {
@@ -168,17 +169,17 @@ pub fn add_python_envs(nvidia: &mut Nvidia, host: &Host, pythons: &[PythonEnv]) 
     elsewhere.dedup();
     for env in pythons {
         for site in &env.site_dirs {
-            for (role, library) in link_targets(site) {
+            for (role, library) in link_targets(site, stack) {
                 nvidia.links.push(match elf::resolve(&library, &search) {
                     Ok(walk) => LinkReport {
-                        role: role.into(),
+                        role: role.clone(),
                         unresolved: elf::unresolved_with_hints(&walk, &elsewhere),
                         resolved: walk.resolved,
                         library,
                         python: Some(env.label()),
                     },
                     Err(e) => LinkReport {
-                        role: role.into(),
+                        role,
                         library,
                         python: Some(env.label()),
                         resolved: Vec::new(),
@@ -205,31 +206,34 @@ fn wheel_library_dirs(site: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-/// The libraries that decide whether GPU inference works.
-fn link_targets(site: &Path) -> Vec<(&'static str, PathBuf)> {
+/// The libraries that decide whether GPU inference works: the stack's
+/// `libraries`, each relative to site-packages, a trailing `*` taking the
+/// first file (by name) that matches.
+fn link_targets(site: &Path, stack: &[StackPackage]) -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
-    for (role, rel) in [
-        ("onnxruntime-cuda-provider", "onnxruntime/capi/libonnxruntime_providers_cuda.so"),
-        ("onnxruntime-tensorrt-provider", "onnxruntime/capi/libonnxruntime_providers_tensorrt.so"),
-        ("torch-cuda", "torch/lib/libtorch_cuda.so"),
-    ] {
-        let p = site.join(rel);
-        if p.is_file() {
-            out.push((role, p));
+    for lib in stack.iter().flat_map(|p| &p.libraries) {
+        let target = match lib.path.strip_suffix('*') {
+            None => Some(site.join(&lib.path)).filter(|p| p.is_file()),
+            Some(prefix) => {
+                let path = site.join(prefix);
+                let (dir, stem) = (path.parent().unwrap_or(site), path.file_name().and_then(|n| n.to_str()));
+                let mut matches: Vec<PathBuf> = std::fs::read_dir(dir)
+                    .map(|rd| {
+                        rd.filter_map(|e| e.ok().map(|e| e.path()))
+                            .filter(|p| {
+                                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                                stem.is_none_or(|s| name.starts_with(s)) && p.is_file()
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                matches.sort();
+                matches.into_iter().next()
+            }
+        };
+        if let Some(path) = target {
+            out.push((lib.role.clone(), path));
         }
-    }
-    let mut trt: Vec<PathBuf> = std::fs::read_dir(site.join("tensorrt_libs"))
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("libnvinfer.so."))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    trt.sort();
-    if let Some(p) = trt.into_iter().next() {
-        out.push(("tensorrt", p));
     }
     out
 }

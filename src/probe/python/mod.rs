@@ -21,13 +21,15 @@
 pub mod discovery;
 pub mod layout;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use crate::host::{Exit, Host, RunError};
+use crate::host::{CommandOutput, Exit, Host, RunError};
+use crate::matrix::StackPackage;
+use crate::probe::ProbeOptions;
 use crate::probe::dists::read_distributions;
 use crate::snapshot::{EnvKind, ImportProbe, ImportStatus, Interpreter, Probed, PythonEnv};
 use crate::version::Ver;
@@ -36,12 +38,6 @@ use discovery::Candidate;
 
 const PROBE_SCRIPT: &str = include_str!("probe.py");
 const MARK: &str = "@@onnx-doctor@@ ";
-
-/// The packages the script imports, in the order a typical export script
-/// imports them. The script maps each to its module (`protobuf` →
-/// `google.protobuf`).
-pub const STACK: &[&str] =
-    &["numpy", "protobuf", "torch", "torchvision", "onnx", "onnxruntime", "tensorrt", "onnxscript"];
 
 #[derive(Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -105,25 +101,57 @@ fn tail(text: &str, lines: usize) -> String {
 
 /// Probes one interpreter: runs the script (more than once only when an
 /// import hangs or crashes), then reads its distributions.
-pub fn probe(host: &Host, candidate: &Candidate, watched: &BTreeSet<String>) -> PythonEnv {
-    let mut remaining: Vec<&str> = STACK.to_vec();
-    let mut interpreter: Option<InterpreterEvent> = None;
-    let mut imports: Vec<ImportProbe> = Vec::new();
-    let mut failure: Option<String> = None;
+pub fn probe(host: &Host, candidate: &Candidate, options: &ProbeOptions) -> PythonEnv {
+    let session = run_script(host, candidate, &options.stack);
+    let Some(i) = session.interpreter else {
+        let reason = session.failure.unwrap_or_else(|| "the interpreter gave no answer".into());
+        // A broken interpreter still has packages on disk worth reading.
+        return from_layout(host, candidate, options, Probed::NotEvaluated(reason));
+    };
+    let site_dirs = distinct_dirs(i.sys_path.iter().filter(|p| p.is_dir()).cloned());
+    PythonEnv {
+        executable: candidate.executable.clone(),
+        source: candidate.source,
+        version: Probed::Found(Ver::new(i.version)),
+        kind: Some(i.kind),
+        distributions: Probed::Found(read_distributions(&site_dirs, &options.watched)),
+        site_dirs,
+        interpreter: Probed::Found(Interpreter {
+            executable: i.executable,
+            implementation: i.implementation,
+            platform: i.platform,
+            prefix: i.prefix,
+            base_prefix: i.base_prefix,
+            sys_path: i.sys_path,
+            markers: i.markers,
+        }),
+        imports: session.imports,
+    }
+}
 
-    // Each run either finishes or removes the import it died in, so this is
-    // bounded by the stack; the counter guards against an interpreter that
-    // reports imports it was never asked for.
+/// What the runs of the probe script found out about one interpreter.
+#[derive(Default)]
+struct Session {
+    interpreter: Option<InterpreterEvent>,
+    imports: Vec<ImportProbe>,
+    /// Why the interpreter gave no answer, when it did not.
+    failure: Option<String>,
+}
+
+/// Runs the script until every package has an answer. Each run either
+/// finishes or removes the import it died in, so this is bounded by the
+/// stack; the counter guards against an interpreter that reports imports it
+/// was never asked for.
+fn run_script(host: &Host, candidate: &Candidate, stack: &[StackPackage]) -> Session {
+    let mut session = Session::default();
+    let mut remaining: Vec<&StackPackage> = stack.iter().collect();
     let mut runs = 0;
-    while !remaining.is_empty() && runs <= STACK.len() {
+    while !remaining.is_empty() && runs <= stack.len() {
         runs += 1;
-        let mut args: Vec<OsString> = vec!["-B".into(), "-c".into(), PROBE_SCRIPT.into()];
-        args.push(host.cwd().as_os_str().to_owned());
-        args.extend(remaining.iter().map(OsString::from));
-        let out = match host.run(&candidate.executable, &args) {
+        let out = match host.run(&candidate.executable, &script_args(host, &remaining)) {
             Ok(out) => out,
             Err(e) => {
-                failure = Some(match e {
+                session.failure = Some(match e {
                     RunError::NotFound { .. } => format!("{} does not exist", candidate.executable.display()),
                     other => other.to_string(),
                 });
@@ -132,112 +160,80 @@ pub fn probe(host: &Host, candidate: &Candidate, watched: &BTreeSet<String>) -> 
         };
         let run = parse_events(&out.stdout);
         if let Some(err) = run.error {
-            failure = Some(err);
+            session.failure = Some(err);
             break;
         }
-        if interpreter.is_none() {
-            match run.interpreter {
-                Some(i) => interpreter = Some(i),
-                None => {
-                    let stderr = tail(&out.stderr_lossy(), 3);
-                    let said = if stderr.is_empty() { tail(&out.stdout_lossy(), 1) } else { stderr };
-                    failure = Some(if out.success() || said.is_empty() {
-                        format!(
-                            "{} gave no probe output ({}){}",
-                            candidate.executable.display(),
-                            out.describe_exit(),
-                            if said.is_empty() {
-                                String::new()
-                            } else {
-                                format!(": {}", truncate(&said, 300))
-                            }
-                        )
-                    } else {
-                        format!(
-                            "{} {}: {}",
-                            candidate.executable.display(),
-                            out.describe_exit(),
-                            truncate(&said, 300)
-                        )
-                    });
-                    break;
-                }
+        if session.interpreter.is_none() {
+            if run.interpreter.is_none() {
+                session.failure = Some(no_answer(candidate, &out));
+                break;
             }
+            session.interpreter = run.interpreter;
         }
-        for probe in &run.imports {
-            remaining.retain(|k| *k != probe.package);
-        }
-        imports.extend(run.imports);
+        remaining.retain(|p| !run.imports.iter().any(|i| i.package == p.package));
+        session.imports.extend(run.imports);
         if run.done {
             break;
         }
         // The process ended early. Blame the import that was running, if any,
         // and go on with the rest in a fresh process.
-        let Some(culprit) = run.started.filter(|c| remaining.contains(&c.as_str())) else {
-            for key in remaining.drain(..) {
-                imports.push(not_evaluated(key, format!("the probe {}", out.describe_exit())));
-            }
+        let Some(culprit) = run.started.and_then(|c| remaining.iter().position(|p| p.package == c)) else {
+            let why = format!("the probe {}", out.describe_exit());
+            session.imports.extend(remaining.drain(..).map(|p| not_evaluated(p, why.clone())));
             break;
         };
-        let status = match out.exit {
-            Exit::TimedOut(d) => ImportStatus::TimedOut { seconds: d.as_secs_f64() },
-            _ => ImportStatus::Crashed {
-                detail: format!("{}; {}", out.describe_exit(), truncate(&tail(&out.stderr_lossy(), 2), 300)),
-            },
-        };
-        imports.push(ImportProbe {
-            package: culprit.clone(),
-            module: culprit.clone(),
-            status,
-            seconds: None,
-            file: None,
-            facts: BTreeMap::new(),
-            output: None,
-            shadowed_by: None,
-        });
-        remaining.retain(|k| *k != culprit);
+        let culprit = remaining.remove(culprit);
+        session.imports.push(ImportProbe::new(&culprit.package, &culprit.module, ended_early(&out)));
     }
-
     // Keep the report in the stack's order whatever order the runs gave.
-    imports.sort_by_key(|i| STACK.iter().position(|k| *k == i.package).unwrap_or(usize::MAX));
+    session.imports.sort_by_key(|i| stack.iter().position(|p| p.package == i.package).unwrap_or(usize::MAX));
+    session
+}
 
-    let (version, kind, interp, site_dirs) = match interpreter {
-        Some(i) => {
-            let site_dirs = distinct_dirs(i.sys_path.iter().filter(|p| p.is_dir()).cloned());
-            let details = Interpreter {
-                executable: i.executable,
-                implementation: i.implementation,
-                platform: i.platform,
-                prefix: i.prefix,
-                base_prefix: i.base_prefix,
-                sys_path: i.sys_path,
-                markers: i.markers,
-            };
-            (Probed::Found(Ver::new(i.version)), Some(i.kind), Probed::Found(details), site_dirs)
-        }
-        None => {
-            let reason = failure.unwrap_or_else(|| "the interpreter gave no answer".into());
-            // A broken interpreter still has packages on disk worth reading.
-            return from_layout(host, candidate, watched, Probed::NotEvaluated(reason));
-        }
-    };
-    let distributions = Probed::Found(read_distributions(&site_dirs, watched));
-    PythonEnv {
-        executable: candidate.executable.clone(),
-        source: candidate.source,
-        version,
-        kind,
-        interpreter: interp,
-        site_dirs,
-        distributions,
-        imports,
+/// `-B -c SCRIPT CWD STACK_JSON`: the user's directory (to spot a local
+/// `onnx.py`) and the packages still to import.
+fn script_args(host: &Host, packages: &[&StackPackage]) -> Vec<OsString> {
+    let specs: Vec<serde_json::Value> = packages
+        .iter()
+        .map(|p| serde_json::json!({"package": p.package, "module": p.module, "facts": p.facts}))
+        .collect();
+    vec![
+        "-B".into(),
+        "-c".into(),
+        PROBE_SCRIPT.into(),
+        host.cwd().as_os_str().to_owned(),
+        serde_json::Value::Array(specs).to_string().into(),
+    ]
+}
+
+/// Why an interpreter that ran gave no answer, in its own words if it said any.
+fn no_answer(candidate: &Candidate, out: &CommandOutput) -> String {
+    let exe = candidate.executable.display();
+    let stderr = tail(&out.stderr_lossy(), 3);
+    let said = if stderr.is_empty() { tail(&out.stdout_lossy(), 1) } else { stderr };
+    if said.is_empty() {
+        format!("{exe} gave no probe output ({})", out.describe_exit())
+    } else if out.success() {
+        format!("{exe} gave no probe output ({}): {}", out.describe_exit(), truncate(&said, 300))
+    } else {
+        format!("{exe} {}: {}", out.describe_exit(), truncate(&said, 300))
+    }
+}
+
+/// How the import that was running when the process ended went.
+fn ended_early(out: &CommandOutput) -> ImportStatus {
+    match out.exit {
+        Exit::TimedOut(d) => ImportStatus::TimedOut { seconds: d.as_secs_f64() },
+        _ => ImportStatus::Crashed {
+            detail: format!("{}; {}", out.describe_exit(), truncate(&tail(&out.stderr_lossy(), 2), 300)),
+        },
     }
 }
 
 /// The `--fast` probe: metadata on disk only, no process.
-pub fn probe_fast(host: &Host, candidate: &Candidate, watched: &BTreeSet<String>) -> PythonEnv {
+pub fn probe_fast(host: &Host, candidate: &Candidate, options: &ProbeOptions) -> PythonEnv {
     let reason = "--fast: the interpreter was not run".to_string();
-    let mut env = from_layout(host, candidate, watched, Probed::NotEvaluated(reason));
+    let mut env = from_layout(host, candidate, options, Probed::NotEvaluated(reason));
     env.imports.clear();
     env
 }
@@ -245,7 +241,7 @@ pub fn probe_fast(host: &Host, candidate: &Candidate, watched: &BTreeSet<String>
 fn from_layout(
     host: &Host,
     candidate: &Candidate,
-    watched: &BTreeSet<String>,
+    options: &ProbeOptions,
     interpreter: Probed<Interpreter>,
 ) -> PythonEnv {
     let why = interpreter.reason().unwrap_or_default().to_string();
@@ -255,12 +251,12 @@ fn from_layout(
                 Some(v) => Probed::Found(v),
                 None => Probed::NotEvaluated("the Python version is not recorded on disk".into()),
             };
-            let dists = Probed::Found(read_distributions(&l.site_dirs, watched));
+            let dists = Probed::Found(read_distributions(&l.site_dirs, &options.watched));
             (version, Some(l.kind), l.site_dirs, dists)
         }
         Err(e) => (Probed::NotEvaluated(why.clone()), None, Vec::new(), Probed::NotEvaluated(e)),
     };
-    let imports = STACK.iter().map(|k| not_evaluated(k, why.clone())).collect();
+    let imports = options.stack.iter().map(|p| not_evaluated(p, why.clone())).collect();
     PythonEnv {
         executable: candidate.executable.clone(),
         source: candidate.source,
@@ -290,17 +286,8 @@ pub(crate) fn distinct_dirs(dirs: impl IntoIterator<Item = PathBuf>) -> Vec<Path
         .collect()
 }
 
-fn not_evaluated(key: &str, reason: String) -> ImportProbe {
-    ImportProbe {
-        package: key.to_string(),
-        module: key.to_string(),
-        status: ImportStatus::NotEvaluated { reason },
-        seconds: None,
-        file: None,
-        facts: BTreeMap::new(),
-        output: None,
-        shadowed_by: None,
-    }
+fn not_evaluated(package: &StackPackage, reason: String) -> ImportProbe {
+    ImportProbe::new(&package.package, &package.module, ImportStatus::NotEvaluated { reason })
 }
 
 fn truncate(s: &str, max: usize) -> String {

@@ -1,5 +1,7 @@
 # The onnx-doctor Python probe. Standard library only; run once per interpreter
-# as `python -B -c <this> <user cwd> <package keys...>`.
+# as `python -B -c <this> <user cwd> <stack JSON>`, where the JSON is the list
+# of packages to import, each {"package", "module", "facts"} as the matrix's
+# `stack:` section gives them.
 #
 # It writes JSON lines, each prefixed with MARK, to a private copy of stdout:
 # one "interpreter" event, then "start"/"import" events per package, then
@@ -48,18 +50,6 @@ import traceback  # noqa: E402
 import warnings  # noqa: E402
 import importlib  # noqa: E402
 import importlib.util  # noqa: E402
-
-# key -> module to import
-MODULES = {
-    "numpy": "numpy",
-    "protobuf": "google.protobuf",
-    "torch": "torch",
-    "torchvision": "torchvision",
-    "onnx": "onnx",
-    "onnxruntime": "onnxruntime",
-    "tensorrt": "tensorrt",
-    "onnxscript": "onnxscript",
-}
 
 MAX_OUTPUT = 8000
 
@@ -126,98 +116,65 @@ def text(value):
     return None if value is None else str(value)
 
 
-def facts_torch(m):
+def resolve(path):
+    # "torch.backends.cudnn.version" from the top-level module down; a step
+    # that is not an attribute is tried as a submodule
+    # ("google.protobuf.internal.api_implementation").
+    parts = path.split(".")
+    obj = importlib.import_module(parts[0])
+    name = parts[0]
+    for part in parts[1:]:
+        name += "." + part
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            obj = importlib.import_module(name)
+    return obj
+
+
+def cudnn_text(v):
+    # 8902 is 8.9.2 (cuDNN 8 multiplies the major by 1000), 90100 is 9.1.0
+    # (cuDNN 9 by 10000).
+    if not v:
+        return None
+    major, rest = (v // 10000, v % 10000) if v >= 10000 else (v // 1000, v % 1000)
+    return "%d.%d.%d" % (major, rest // 100, rest % 100)
+
+
+def evaluate(expression):
+    path, _, fmt = expression.partition("|")
+    path, fmt = path.strip(), fmt.strip()
+    call = path.endswith("()")
+    if call:
+        path = path[:-2]
+    if fmt == "exists":
+        try:
+            resolve(path)
+            return True
+        except Exception:
+            return False
+    value = resolve(path)
+    if call:
+        value = value()
+    if fmt == "split":
+        return value.split() if value else []
+    if fmt == "cudnn":
+        return cudnn_text(value)
+    if isinstance(value, (bool, int, float)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [text(v) for v in value]
+    return text(value)
+
+
+def read_facts(m, spec):
     f = {"version": text(getattr(m, "__version__", None))}
-    v = getattr(m, "version", None)
-    f["cuda"] = text(getattr(v, "cuda", None))
-    f["hip"] = text(getattr(v, "hip", None))
-    try:
-        v = m.backends.cudnn.version()
-        f["cudnn"] = text(v)
-        if v:
-            # 8902 is 8.9.2 (cuDNN 8 multiplies the major by 1000), 90100
-            # is 9.1.0 (cuDNN 9 by 10000).
-            major, rest = (v // 10000, v % 10000) if v >= 10000 else (v // 1000, v % 1000)
-            f["cudnn_version"] = "%d.%d.%d" % (major, rest // 100, rest % 100)
-    except Exception:
-        pass
-    try:
-        # The compiled arch list, known even without a GPU; get_arch_list()
-        # returns [] when CUDA is not available.
-        flags = m._C._cuda_getArchFlags()
-        f["arch_list"] = flags.split() if flags else []
-    except Exception:
-        pass
-    try:
-        f["cuda_available"] = bool(m.cuda.is_available())
-    except Exception as e:
-        f["cuda_available_error"] = str(e)
+    for name, expression in sorted(spec.get("facts", {}).items()):
+        try:
+            f[name] = evaluate(expression)
+        except Exception as e:
+            f[name + "_error"] = "%s: %s" % (type(e).__name__, e)
     return f
-
-
-def facts_torchvision(m):
-    f = {"version": text(getattr(m, "__version__", None))}
-    v = getattr(m, "version", None)
-    f["cuda"] = text(getattr(v, "cuda", None))
-    try:
-        import torch
-        f["nms_registered"] = hasattr(torch.ops.torchvision, "nms")
-    except Exception:
-        f["nms_registered"] = False
-    return f
-
-
-def facts_onnx(m):
-    f = {"version": text(getattr(m, "__version__", None))}
-    f["ir_version"] = getattr(m, "IR_VERSION", None)
-    try:
-        f["max_opset"] = m.defs.onnx_opset_version()
-    except Exception:
-        pass
-    return f
-
-
-def facts_onnxruntime(m):
-    f = {"version": text(getattr(m, "__version__", None))}
-    try:
-        f["providers"] = list(m.get_available_providers())
-    except Exception as e:
-        f["providers_error"] = str(e)
-    try:
-        f["device"] = m.get_device()
-    except Exception:
-        pass
-    try:
-        info = importlib.import_module("onnxruntime.capi.build_and_package_info")
-        for name in ("package_name", "cuda_version", "cudnn_version"):
-            if hasattr(info, name):
-                f["build_" + name] = text(getattr(info, name))
-    except Exception:
-        pass
-    return f
-
-
-def facts_protobuf(m):
-    f = {"version": text(getattr(m, "__version__", None))}
-    try:
-        from google.protobuf.internal import api_implementation
-        f["backend"] = api_implementation.Type()
-    except Exception:
-        pass
-    return f
-
-
-def facts_plain(m):
-    return {"version": text(getattr(m, "__version__", None))}
-
-
-FACTS = {
-    "torch": facts_torch,
-    "torchvision": facts_torchvision,
-    "onnx": facts_onnx,
-    "onnxruntime": facts_onnxruntime,
-    "protobuf": facts_protobuf,
-}
 
 
 def user_traceback(e):
@@ -229,8 +186,9 @@ def user_traceback(e):
     return text + "".join(traceback.format_exception_only(type(e), e))
 
 
-def probe(key, user_cwd):
-    module = MODULES[key]
+def probe(spec, user_cwd):
+    key = spec["package"]
+    module = spec["module"]
     record = {"package": key, "module": module}
     if user_cwd:
         shadow = shadow_in(user_cwd, module)
@@ -263,7 +221,7 @@ def probe(key, user_cwd):
     if m is not None:
         record["file"] = getattr(m, "__file__", None)
         try:
-            record["facts"] = FACTS.get(key, facts_plain)(m)
+            record["facts"] = read_facts(m, spec)
         except Exception as e:
             record["facts"] = {"facts_error": str(e)}
     out = captured.getvalue()
@@ -277,10 +235,10 @@ def probe(key, user_cwd):
 
 def main(argv):
     user_cwd = argv[1] if len(argv) > 1 else ""
-    keys = [k for k in argv[2:] if k in MODULES] or list(MODULES)
+    stack = json.loads(argv[2]) if len(argv) > 2 else []
     interpreter()
-    for key in keys:
-        probe(key, user_cwd)
+    for spec in stack:
+        probe(spec, user_cwd)
     emit("done")
 
 

@@ -5,7 +5,7 @@
 //! that do not form a placeholder (`${HOME}` in a shell fix stays a shell
 //! expansion only if written `$HOME`) are kept as they are.
 
-use crate::matrix::Row;
+use super::Row;
 
 pub fn render(text: &str, row: Option<&Row>, mut lookup: impl FnMut(&str) -> String) -> String {
     let mut out = String::with_capacity(text.len());
