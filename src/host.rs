@@ -144,6 +144,21 @@ impl Host {
         self.env.iter().filter_map(|(k, v)| Some((k.to_str()?.to_string(), v.to_str()?.to_string())))
     }
 
+    /// This machine's host name, unless it is empty or `localhost`.
+    pub fn hostname(&self) -> Option<String> {
+        let mut buf = [0u8; 256];
+        // SAFETY: the buffer is valid for its length; gethostname NUL-terminates
+        // or truncates within it.
+        let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+        let name = if rc == 0 {
+            let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+            String::from_utf8_lossy(&buf[..end]).trim().to_string()
+        } else {
+            String::new()
+        };
+        Some(name).filter(|n| !n.is_empty() && n != "localhost").or_else(|| self.env_str("HOSTNAME"))
+    }
+
     /// Where a system path (`/etc/os-release`) lives under the root.
     pub fn system_path(&self, path: &str) -> PathBuf {
         self.root.join(path.trim_start_matches('/'))

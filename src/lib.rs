@@ -15,7 +15,9 @@
 pub mod app;
 pub mod check;
 pub mod cli;
+pub mod exit;
 pub mod fleet;
+pub mod formats;
 pub mod host;
 pub mod import;
 pub mod matrix;

@@ -4,8 +4,9 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use onnx_doctor::app::{self, exit};
+use onnx_doctor::app;
 use onnx_doctor::cli::Cli;
+use onnx_doctor::exit;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

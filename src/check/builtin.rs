@@ -13,7 +13,7 @@ use pep508_rs::{MarkerEnvironment, MarkerEnvironmentBuilder, Requirement};
 
 use super::{Judgement, Outcome, RuleOutcome, builtin_finding};
 use crate::matrix::{Component, Matrix};
-use crate::snapshot::{ImportStatus, ProbeMode, Probed, PythonEnv, Snapshot};
+use crate::snapshot::{ImportStatus, Library, ProbeMode, Probed, PythonEnv, Snapshot};
 
 fn outcome(j: &mut Judgement, code: &str, subject: &Option<String>, outcome: Outcome) {
     j.outcomes.push(RuleOutcome { code: code.to_string(), subject: subject.clone(), outcome });
@@ -311,11 +311,11 @@ fn check_tensorrt_copies(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix
         }
     };
     if let Probed::Found(n) = &snapshot.nvidia {
-        for lib in n.libraries.iter().filter(|l| l.library == "nvinfer") {
+        for lib in n.libraries.iter().filter(|l| l.library == Library::Nvinfer) {
             let v = lib.version.clone().unwrap_or_else(|| crate::version::Ver::new(""));
             add(&v, lib.major, lib.path.display().to_string());
         }
-        for h in n.headers.iter().filter(|h| h.component == "tensorrt") {
+        for h in n.headers.iter().filter(|h| h.component == Component::TENSORRT) {
             add(&h.version, None, h.path.display().to_string());
         }
     }
@@ -357,7 +357,7 @@ fn check_expectations(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
     let envs: Vec<Option<&PythonEnv>> =
         if snapshot.pythons.is_empty() { vec![None] } else { snapshot.pythons.iter().map(Some).collect() };
     for expect in &snapshot.expectations {
-        let Ok((name, spec)) = crate::app::parse_expectation(expect) else { continue };
+        let (name, spec) = (&expect.name, &expect.spec);
         let key = match name.as_str() {
             "cuda" => "cuda.toolkit|torch.cuda",
             other => other,
@@ -386,7 +386,7 @@ fn check_expectations(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
             let f = builtin_finding(
                 rule,
                 *env,
-                &[("expect", expect.clone()), ("name", name.clone()), ("found", found)],
+                &[("expect", expect.to_string()), ("name", name.clone()), ("found", found)],
             );
             j.findings.push(f);
             outcome(j, &rule.code, &subject, Outcome::Fired);

@@ -21,7 +21,7 @@
 
 use crate::matrix::Matrix;
 use crate::snapshot::nvidia::{Gpu, NvmlState};
-use crate::snapshot::{ImportStatus, Nvidia, Probed, PythonEnv, Snapshot, System};
+use crate::snapshot::{Component, ImportStatus, Library, Nvidia, Probed, PythonEnv, Snapshot, System};
 use crate::version::Ver;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -99,7 +99,7 @@ impl<'a> Facts<'a> {
         }
         if let Some(pkg) = key.strip_prefix("import.") {
             return match env.import(pkg) {
-                Some(i) => Fact::Text(status_word(&i.status).into()),
+                Some(i) => Fact::Text(i.status.word().into()),
                 None => Fact::Unknown(format!("{pkg} was not imported by the probe")),
             };
         }
@@ -138,9 +138,11 @@ impl<'a> Facts<'a> {
                 .find_map(|p| p.first_installed(&self.matrix.distributions_of(name)))
                 .map(|d| d.version.raw().to_string());
             let header = match (name, &snap.nvidia) {
-                ("tensorrt", Probed::Found(n)) => {
-                    n.headers.iter().find(|h| h.component == "tensorrt").map(|h| h.version.raw().to_string())
-                }
+                ("tensorrt", Probed::Found(n)) => n
+                    .headers
+                    .iter()
+                    .find(|h| h.component == Component::TENSORRT)
+                    .map(|h| h.version.raw().to_string()),
                 _ => None,
             };
             return Some(installed.or(header).map_or(Fact::Absent, Fact::Text));
@@ -210,7 +212,7 @@ impl<'a> Facts<'a> {
             Probed::NotEvaluated(r) => Fact::Unknown(r.clone()),
         };
         Some(match key {
-            "nvml" => Fact::Text(crate::probe::nvidia::nvml_word(&n.nvml).into()),
+            "nvml" => Fact::Text(n.nvml.word().into()),
             "driver" => match &n.driver {
                 Probed::Found(d) => Fact::Text(d.version.raw().into()),
                 // No driver anywhere is a fact ("absent"); a driver that
@@ -246,8 +248,8 @@ impl<'a> Facts<'a> {
                 .map_or(Fact::Absent, |v| Fact::Text(v.raw().into())),
             // The machine's own cuDNN and TensorRT: the header, else the
             // newest library file that carries a full version.
-            "cuda.cudnn" => machine_library(n, "cudnn", "cudnn"),
-            "cuda.tensorrt" => machine_library(n, "tensorrt", "nvinfer"),
+            "cuda.cudnn" => machine_library(n, Library::Cudnn),
+            "cuda.tensorrt" => machine_library(n, Library::Nvinfer),
             "container.compat" => {
                 if n.container.compat_libraries.is_empty() {
                     Fact::Absent
@@ -316,10 +318,10 @@ impl<'a> Facts<'a> {
     }
 }
 
-fn machine_library(n: &Nvidia, header: &str, library: &str) -> Fact {
+fn machine_library(n: &Nvidia, library: Library) -> Fact {
     n.headers
         .iter()
-        .find(|h| h.component == header)
+        .find(|h| h.component == library.component())
         .map(|h| h.version.raw().to_string())
         .or_else(|| {
             n.libraries
@@ -368,16 +370,5 @@ fn json_fact(v: &serde_json::Value) -> Fact {
             Fact::List(a.iter().map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string)).collect())
         }
         other => Fact::Text(other.to_string()),
-    }
-}
-
-pub fn status_word(s: &ImportStatus) -> &'static str {
-    match s {
-        ImportStatus::Ok => "ok",
-        ImportStatus::NotInstalled => "not_installed",
-        ImportStatus::Failed { .. } => "failed",
-        ImportStatus::TimedOut { .. } => "timed_out",
-        ImportStatus::Crashed { .. } => "crashed",
-        ImportStatus::NotEvaluated { .. } => "not_evaluated",
     }
 }

@@ -174,7 +174,7 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         return Mode::Prose;
     }
     if line.contains("Kernel Module") && line.contains("NVRM") {
-        if let Some(v) = crate::probe::nvidia::driver::parse_proc_version(line) {
+        if let Some(v) = crate::formats::proc_driver_version(line) {
             c.fact("driver.kernel_module", v.raw());
         }
         return Mode::Prose;

@@ -15,12 +15,12 @@ mod lines;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::formats::{LibraryFile, library_file};
 use crate::matrix::Matrix;
-use crate::probe::nvidia::libraries;
 use crate::snapshot::nvidia::{ContainerGpu, Driver, Gpu, LibraryCopy, NvmlState, Toolkit};
 use crate::snapshot::{
     Conflict, Distribution, ImportProbe, ImportStatus, Nvidia, Pasted, PastedFact, PastedLine, ProbeMode,
-    Probed, PythonEnv, PythonSource, SCHEMA_VERSION, Snapshot, System, normalize_name,
+    Probed, PythonEnv, PythonSource, Snapshot, System, normalize_name,
 };
 use crate::version::Ver;
 
@@ -32,7 +32,8 @@ const MAX_ERROR_LINES: usize = 200;
 /// Builds a snapshot from pasted text. A doctor report (JSON, or Markdown
 /// with its snapshot block) is taken as it is.
 pub fn import(text: &str, matrix: &Matrix) -> Snapshot {
-    if let Some(s) = embedded_snapshot(text) {
+    // The doctor's own report (JSON, or Markdown with its snapshot block).
+    if let Ok(s) = Snapshot::from_saved(text) {
         return s;
     }
     let set = matrix.signature_set();
@@ -51,27 +52,6 @@ pub fn import(text: &str, matrix: &Matrix) -> Snapshot {
         mode = lines::read(line, mode, &mut c);
     }
     c.build(matrix)
-}
-
-/// The doctor's own JSON report or snapshot, or the snapshot block of its
-/// Markdown report.
-fn embedded_snapshot(text: &str) -> Option<Snapshot> {
-    let parse = |json: &str| -> Option<Snapshot> {
-        let v: serde_json::Value = serde_json::from_str(json).ok()?;
-        let v = if v.get("findings").is_some() { v.get("snapshot")?.clone() } else { v };
-        (v.get("schema_version")?.as_u64()? == u64::from(SCHEMA_VERSION)).then_some(())?;
-        serde_json::from_value(v).ok()
-    };
-    let trimmed = text.trim_start_matches('\u{feff}').trim();
-    if trimmed.starts_with('{') {
-        return parse(trimmed);
-    }
-    let marker = "(re-check with <code>onnx-doctor --snapshot FILE</code>)";
-    let at = text.find(marker)?;
-    let rest = &text[at..];
-    let start = rest.find("```json")? + "```json".len();
-    let end = rest[start..].find("```")?;
-    parse(&rest[start..start + end])
 }
 
 /// Facts as they are read, first statement wins.
@@ -276,9 +256,9 @@ impl Collector {
             .iter()
             .filter_map(|(path, line)| {
                 let file = path.rsplit('/').next()?;
-                let (library, major, version) = libraries::classify(file)?;
+                let LibraryFile { library, major, version } = library_file(file)?;
                 Some(LibraryCopy {
-                    library: library.into(),
+                    library,
                     file: file.into(),
                     path: PathBuf::from(path),
                     version,
@@ -307,27 +287,18 @@ impl Collector {
             Probed::NotEvaluated(unstated("nothing about the NVIDIA stack"))
         };
 
-        Snapshot {
-            schema_version: SCHEMA_VERSION,
-            probed_by: format!("onnx-doctor {} (diagnose)", env!("CARGO_PKG_VERSION")),
-            mode: ProbeMode::Pasted,
-            system: Probed::Found(system),
-            pythons,
-            nvidia,
-            model: None,
-            targets: BTreeMap::new(),
-            expectations: Vec::new(),
-            pasted: Some(Pasted {
-                facts: self.facts,
-                conflicts: self
-                    .conflicts
-                    .into_iter()
-                    .map(|(fact, values)| Conflict { fact, values })
-                    .collect(),
-                error_lines: self.error_lines,
-                lines: self.lines,
-            }),
-        }
+        let mut snapshot =
+            Snapshot::new(format!("onnx-doctor {} (diagnose)", env!("CARGO_PKG_VERSION")), ProbeMode::Pasted);
+        snapshot.system = Probed::Found(system);
+        snapshot.pythons = pythons;
+        snapshot.nvidia = nvidia;
+        snapshot.pasted = Some(Pasted {
+            facts: self.facts,
+            conflicts: self.conflicts.into_iter().map(|(fact, values)| Conflict { fact, values }).collect(),
+            error_lines: self.error_lines,
+            lines: self.lines,
+        });
+        snapshot
     }
 }
 

@@ -10,13 +10,13 @@ pub mod nvidia;
 pub mod python;
 pub mod system;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::thread;
 
 use crate::host::Host;
-use crate::snapshot::{ProbeMode, Probed, PythonEnv, SCHEMA_VERSION, Snapshot};
+use crate::snapshot::{ProbeMode, Probed, PythonEnv, Snapshot};
 
 #[derive(Clone, Debug, Default)]
 pub struct ProbeOptions {
@@ -55,18 +55,12 @@ pub fn probe(host: &Host, options: &ProbeOptions) -> Snapshot {
     });
     let pythons = dedupe_by_interpreter(pythons);
     nvidia::add_python_envs(&mut gpu, host, &pythons, &options.stack);
-    Snapshot {
-        schema_version: SCHEMA_VERSION,
-        probed_by: format!("onnx-doctor {}", env!("CARGO_PKG_VERSION")),
-        mode: if options.fast { ProbeMode::Fast } else { ProbeMode::Full },
-        system: Probed::Found(system),
-        pythons,
-        nvidia: Probed::Found(gpu),
-        pasted: None,
-        model: None,
-        targets: BTreeMap::new(),
-        expectations: Vec::new(),
-    }
+    let mode = if options.fast { ProbeMode::Fast } else { ProbeMode::Full };
+    let mut snapshot = Snapshot::new(format!("onnx-doctor {}", env!("CARGO_PKG_VERSION")), mode);
+    snapshot.system = Probed::Found(system);
+    snapshot.pythons = pythons;
+    snapshot.nvidia = Probed::Found(gpu);
+    snapshot
 }
 
 /// Two launchers of one interpreter (pyenv shims `python` and `python3`)

@@ -6,6 +6,7 @@
 //! format it; [`overview`] computes the per-component verdict lines they
 //! share, so the terminal and a ticket never disagree.
 
+pub mod catalog;
 pub mod ci;
 pub mod markdown;
 pub mod redact;
@@ -15,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::{Finding, FixPlan, Judgement, Outcome, RuleOutcome};
 use crate::matrix::{Component, Matrix, Severity};
-use crate::snapshot::{ImportStatus, ProbeMode, Probed, PythonEnv, Snapshot};
+use crate::snapshot::{ImportStatus, Library, ProbeMode, Probed, PythonEnv, Snapshot};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
@@ -284,7 +285,7 @@ fn nvidia_section(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Opti
             lines.push(Line { status: Status::NotEvaluated, label: "GPUs".into(), detail: r.clone() })
         }
     }
-    let versions = |lib: &str| {
+    let versions = |lib: Library| {
         let mut v: Vec<String> = n
             .libraries
             .iter()
@@ -312,7 +313,7 @@ fn nvidia_section(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Opti
         })
         .collect();
     let mut cuda = toolkits;
-    let cudart = versions("cudart");
+    let cudart = versions(Library::Cudart);
     if !cudart.is_empty() {
         cuda.push(format!("runtime {}", cudart.join(", ")));
     }
@@ -327,13 +328,17 @@ fn nvidia_section(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Opti
         found
     };
     let cudnn = merge(
-        n.headers.iter().filter(|h| h.component == "cudnn").map(|h| h.version.to_string()).collect(),
-        versions("cudnn"),
+        n.headers.iter().filter(|h| h.component == Component::CUDNN).map(|h| h.version.to_string()).collect(),
+        versions(Library::Cudnn),
     );
     lines.push(component_line("cuDNN", cudnn, worst(Component::CUDNN)));
     let trt = merge(
-        n.headers.iter().filter(|h| h.component == "tensorrt").map(|h| h.version.to_string()).collect(),
-        versions("nvinfer"),
+        n.headers
+            .iter()
+            .filter(|h| h.component == Component::TENSORRT)
+            .map(|h| h.version.to_string())
+            .collect(),
+        versions(Library::Nvinfer),
     );
     lines.push(component_line("TensorRT", trt, worst(Component::TENSORRT)));
     for link in &n.links {

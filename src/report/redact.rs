@@ -63,7 +63,7 @@ impl Redactor {
         {
             names.push((base.to_string(), "<user>"));
         }
-        if let Some(h) = hostname().or_else(|| host.env_str("HOSTNAME")) {
+        if let Some(h) = host.hostname() {
             names.push((h.clone(), "<host>"));
             if let Some(short) = h.split('.').next() {
                 names.push((short.to_string(), "<host>"));
@@ -114,19 +114,6 @@ impl Redactor {
         }
         out
     }
-}
-
-fn hostname() -> Option<String> {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; gethostname NUL-terminates
-    // or truncates within it.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return None;
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    let name = String::from_utf8_lossy(&buf[..end]).trim().to_string();
-    (!name.is_empty() && name != "localhost").then_some(name)
 }
 
 /// Every version string in the snapshot, so that `8.9.2.26` stays.

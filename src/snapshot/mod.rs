@@ -18,7 +18,7 @@ pub mod nvidia;
 pub mod vocab;
 
 pub use nvidia::Nvidia;
-pub use vocab::Component;
+pub use vocab::{Assumption, Component, Expectation, Library};
 
 /// Bumped whenever a saved snapshot would be read differently.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -72,7 +72,117 @@ pub struct Snapshot {
     pub targets: BTreeMap<String, String>,
     /// `--expect`: pins the environment must meet (`torch==2.4.*`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub expectations: Vec<String>,
+    pub expectations: Vec<Expectation>,
+    /// `--assume`: what was assumed, each with what it replaced.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assumed: Vec<String>,
+}
+
+impl Snapshot {
+    /// A snapshot in which nothing has been probed yet: every part says so.
+    pub fn new(probed_by: impl Into<String>, mode: ProbeMode) -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            probed_by: probed_by.into(),
+            mode,
+            system: not_probed(),
+            pythons: Vec::new(),
+            nvidia: not_probed(),
+            pasted: None,
+            model: None,
+            targets: BTreeMap::new(),
+            expectations: Vec::new(),
+            assumed: Vec::new(),
+        }
+    }
+
+    /// Reads a saved snapshot: a bare snapshot, the JSON report that holds
+    /// one, or the Markdown report with its snapshot block. The error says
+    /// what the text is instead.
+    pub fn from_saved(text: &str) -> Result<Self, String> {
+        let trimmed = text.trim_start_matches('\u{feff}').trim();
+        let json = if trimmed.starts_with('{') {
+            trimmed
+        } else {
+            markdown_snapshot_block(text)
+                .ok_or("neither JSON nor an onnx-doctor Markdown report (its snapshot block is missing)")?
+        };
+        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("not JSON ({e})"))?;
+        let value = match value.get("snapshot") {
+            Some(inner) if value.get("findings").is_some() => inner.clone(),
+            _ => value,
+        };
+        let version = value.get("schema_version").and_then(serde_json::Value::as_u64);
+        if version != Some(u64::from(SCHEMA_VERSION)) {
+            return Err(format!(
+                "schema version {} is not {SCHEMA_VERSION}, the one this doctor reads",
+                version.map_or("missing".into(), |v| v.to_string())
+            ));
+        }
+        serde_json::from_value(value).map_err(|e| format!("not an onnx-doctor snapshot ({e})"))
+    }
+
+    /// Applies an `--assume`: it replaces what it assumes (the probed driver,
+    /// or every probed GPU), and the snapshot records what it replaced.
+    pub fn assume(&mut self, assumption: &Assumption) {
+        use nvidia::{Driver, Gpu};
+        let n = match &mut self.nvidia {
+            Probed::Found(n) => n,
+            other => {
+                *other = Probed::Found(Nvidia::unprobed("not probed: assumed with --assume"));
+                let Probed::Found(n) = other else { unreachable!("just set") };
+                n
+            }
+        };
+        let replaced = match assumption {
+            Assumption::Driver(v) => {
+                let before = n.driver.found().map(|d| d.version.to_string());
+                n.driver =
+                    Probed::Found(Driver { version: v.clone(), max_cuda: None, source: "--assume".into() });
+                // The host's kernel module is the assumed driver too.
+                n.kernel_module = Probed::Found(v.clone());
+                if matches!(n.nvml, nvidia::NvmlState::NoLibrary { .. } | nvidia::NvmlState::DriverNotLoaded)
+                {
+                    n.nvml = nvidia::NvmlState::Error { detail: "not asked: the driver is assumed".into() };
+                }
+                before.map(|b| format!("the probed driver {b}"))
+            }
+            Assumption::Gpu(cc) => {
+                let before: Vec<String> =
+                    n.gpus.found().map(|g| g.iter().map(|g| g.name.clone()).collect()).unwrap_or_default();
+                let mut gpus = match std::mem::replace(&mut n.gpus, Probed::Found(Vec::new())) {
+                    // Earlier --assume gpu=... add up; probed GPUs are replaced.
+                    Probed::Found(g) => g.into_iter().filter(|g| g.name.starts_with("assumed GPU")).collect(),
+                    Probed::NotEvaluated(_) => Vec::new(),
+                };
+                gpus.push(Gpu {
+                    index: gpus.len() as u32,
+                    name: format!("assumed GPU (compute capability {cc})"),
+                    compute_capability: Some(cc.clone()),
+                    architecture: None,
+                    memory_mib: None,
+                    uuid: None,
+                });
+                n.gpus = Probed::Found(gpus);
+                let probed: Vec<String> =
+                    before.into_iter().filter(|g| !g.starts_with("assumed GPU")).collect();
+                (!probed.is_empty()).then(|| format!("the probed GPUs ({})", probed.join(", ")))
+            }
+        };
+        self.assumed.push(match replaced {
+            Some(r) => format!("{assumption} (replaces {r})"),
+            None => assumption.to_string(),
+        });
+    }
+}
+
+/// The JSON inside a Markdown report's snapshot block.
+fn markdown_snapshot_block(text: &str) -> Option<&str> {
+    let marker = "(re-check with <code>onnx-doctor --snapshot FILE</code>)";
+    let rest = &text[text.find(marker)?..];
+    let start = rest.find("```json")? + "```json".len();
+    let end = rest[start..].find("```")?;
+    Some(&rest[start..start + end])
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -327,6 +437,18 @@ impl ImportProbe {
 }
 
 impl ImportStatus {
+    /// The status in one word, as the `import.PACKAGE` fact gives it.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::NotInstalled => "not_installed",
+            Self::Failed { .. } => "failed",
+            Self::TimedOut { .. } => "timed_out",
+            Self::Crashed { .. } => "crashed",
+            Self::NotEvaluated { .. } => "not_evaluated",
+        }
+    }
+
     /// The import did not give a working module.
     pub fn is_failure(&self) -> bool {
         matches!(self, Self::Failed { .. } | Self::TimedOut { .. } | Self::Crashed { .. })

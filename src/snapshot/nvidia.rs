@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::Probed;
+use super::{Component, Library, Probed};
 use crate::version::Ver;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -38,6 +38,23 @@ pub struct Nvidia {
     pub container: ContainerGpu,
 }
 
+impl Nvidia {
+    /// Nothing probed: every part says why.
+    pub fn unprobed(why: &str) -> Self {
+        Self {
+            nvml: NvmlState::Error { detail: why.into() },
+            driver: Probed::NotEvaluated(why.into()),
+            kernel_module: Probed::NotEvaluated(why.into()),
+            gpus: Probed::NotEvaluated(why.into()),
+            toolkits: Vec::new(),
+            libraries: Vec::new(),
+            headers: Vec::new(),
+            links: Vec::new(),
+            container: ContainerGpu::default(),
+        }
+    }
+}
+
 /// The outcome of asking NVML (`libnvidia-ml.so.1`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "state", rename_all = "snake_case")]
@@ -63,6 +80,19 @@ pub enum NvmlState {
 }
 
 impl NvmlState {
+    /// The state in one word, as the `nvml` fact gives it.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::NoLibrary { .. } => "no_library",
+            Self::DriverNotLoaded => "driver_not_loaded",
+            Self::NoPermission => "no_permission",
+            Self::VersionMismatch => "version_mismatch",
+            Self::Hung { .. } => "hung",
+            Self::Error { .. } => "error",
+        }
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Self::Ok => "NVML answered".into(),
@@ -113,8 +143,7 @@ pub struct Toolkit {
 /// One copy of a library on disk.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LibraryCopy {
-    /// "cudart", "cudnn", "cublas", "nvinfer", "nvidia-ml", "cuda".
-    pub library: String,
+    pub library: Library,
     /// The file name ("libcudnn.so.9", "libcudart.so.12.4.127").
     pub file: String,
     pub path: PathBuf,
@@ -131,8 +160,8 @@ pub struct LibraryCopy {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct HeaderVersion {
-    /// "cudnn", "tensorrt", "cuda".
-    pub component: String,
+    /// cudnn or tensorrt.
+    pub component: Component,
     pub version: Ver,
     pub path: PathBuf,
 }

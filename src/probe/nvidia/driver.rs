@@ -9,22 +9,6 @@ use crate::host::Host;
 use crate::snapshot::nvidia::{Driver, Gpu};
 use crate::version::Ver;
 
-/// The version in `/proc/driver/nvidia/version`:
-/// `NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  <date>` or
-/// `NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  555.58.02  Release Build ...`.
-pub fn parse_proc_version(text: &str) -> Option<Ver> {
-    let line = text.lines().find(|l| l.contains("Kernel Module"))?;
-    let after = &line[line.find("Kernel Module")? + "Kernel Module".len()..];
-    after
-        .split_whitespace()
-        .find(|t| {
-            t.contains('.')
-                && t.chars().all(|c| c.is_ascii_digit() || c == '.')
-                && t.chars().next().is_some_and(|c| c.is_ascii_digit())
-        })
-        .map(Ver::new)
-}
-
 const FIELDS: &[&str] = &["index", "name", "driver_version", "compute_cap", "memory.total", "uuid"];
 
 /// Asks nvidia-smi for the GPUs. Fields an old nvidia-smi rejects are
@@ -90,15 +74,6 @@ fn parse_csv(text: &str, fields: &[&str]) -> (Option<Driver>, Vec<Gpu>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn both_kernel_module_banners_are_read() {
-        let proprietary = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  Fri May 31 09:35:42 UTC 2024\nGCC version:  gcc version 12.2.0\n";
-        assert_eq!(parse_proc_version(proprietary).unwrap().raw(), "550.90.07");
-        let open = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  555.58.02  Release Build  (dvs-builder@U16-I3-B03-4-3)  Tue Jun 25 01:26:31 UTC 2024\n";
-        assert_eq!(parse_proc_version(open).unwrap().raw(), "555.58.02");
-        assert!(parse_proc_version("garbage\n\0\u{1}").is_none());
-    }
 
     #[test]
     fn csv_rows_with_unknown_values_and_garbage_are_tolerated() {

@@ -9,41 +9,11 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use crate::formats::{LibraryFile, library_file};
 use crate::host::{Host, read_bounded};
-use crate::snapshot::Probed;
 use crate::snapshot::nvidia::{HeaderVersion, LibraryCopy, Toolkit};
+use crate::snapshot::{Component, Probed};
 use crate::version::Ver;
-
-/// File-name stems of the libraries worth listing, and their short names.
-const LIBRARIES: &[(&str, &str)] = &[
-    ("libcudart.so", "cudart"),
-    ("libcudnn.so", "cudnn"),
-    ("libcublas.so", "cublas"),
-    ("libcublasLt.so", "cublasLt"),
-    ("libnvinfer.so", "nvinfer"),
-    ("libnvrtc.so", "nvrtc"),
-    ("libcuda.so", "cuda"),
-    ("libnvidia-ml.so", "nvidia-ml"),
-];
-
-/// "libcudnn.so.9.1.0" → ("cudnn", Some(9), Some(9.1.0)).
-pub fn classify(file: &str) -> Option<(&'static str, Option<u64>, Option<Ver>)> {
-    let (stem, short) = LIBRARIES.iter().find(|(stem, _)| file.starts_with(stem))?;
-    let rest = &file[stem.len()..];
-    if !rest.is_empty() && !rest.starts_with('.') {
-        return None; // libcudnn.so-something, not ours
-    }
-    let numbers = rest.trim_start_matches('.');
-    if numbers.is_empty() {
-        return Some((short, None, None));
-    }
-    if !numbers.chars().all(|c| c.is_ascii_digit() || c == '.') {
-        return None;
-    }
-    let major = numbers.split('.').next().and_then(|m| m.parse().ok());
-    let version = numbers.contains('.').then(|| Ver::new(numbers));
-    Some((short, major, version))
-}
 
 /// Lists the interesting libraries in `dir`.
 pub fn scan_dir(dir: &Path, origin: &str, out: &mut Vec<LibraryCopy>) {
@@ -51,19 +21,12 @@ pub fn scan_dir(dir: &Path, origin: &str, out: &mut Vec<LibraryCopy>) {
     let mut names: Vec<String> = entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect();
     names.sort();
     for file in names {
-        if let Some((library, major, version)) = classify(&file) {
+        if let Some(LibraryFile { library, major, version }) = library_file(&file) {
             let path = dir.join(&file);
             if out.iter().any(|c| c.path == path) {
                 continue;
             }
-            out.push(LibraryCopy {
-                library: library.into(),
-                file,
-                path,
-                version,
-                major,
-                origin: origin.into(),
-            });
+            out.push(LibraryCopy { library, file, path, version, major, origin: origin.into() });
         }
     }
 }
@@ -224,9 +187,9 @@ pub fn headers(include_dirs: &[PathBuf]) -> Vec<HeaderVersion> {
     let mut out = Vec::new();
     for dir in include_dirs {
         for (file, component, parse) in [
-            ("cudnn_version.h", "cudnn", cudnn_header_version as fn(&str) -> Option<Ver>),
-            ("cudnn.h", "cudnn", cudnn_header_version),
-            ("NvInferVersion.h", "tensorrt", tensorrt_header_version),
+            ("cudnn_version.h", Component::CUDNN, cudnn_header_version as fn(&str) -> Option<Ver>),
+            ("cudnn.h", Component::CUDNN, cudnn_header_version),
+            ("NvInferVersion.h", Component::TENSORRT, tensorrt_header_version),
         ] {
             let path = dir.join(file);
             if out.iter().any(|h: &HeaderVersion| h.component == component && h.path.parent() == Some(dir)) {
@@ -235,7 +198,7 @@ pub fn headers(include_dirs: &[PathBuf]) -> Vec<HeaderVersion> {
             if let Ok(text) = read_bounded(&path)
                 && let Some(version) = parse(&text)
             {
-                out.push(HeaderVersion { component: component.into(), version, path });
+                out.push(HeaderVersion { component: component.clone(), version, path });
             }
         }
     }
@@ -245,16 +208,6 @@ pub fn headers(include_dirs: &[PathBuf]) -> Vec<HeaderVersion> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn library_file_names_give_library_major_and_version() {
-        let (lib, major, version) = classify("libcudnn.so.9.1.0").unwrap();
-        assert_eq!((lib, major, version.unwrap().raw().to_string()), ("cudnn", Some(9), "9.1.0".into()));
-        assert_eq!(classify("libcudart.so.12").map(|c| (c.0, c.1)), Some(("cudart", Some(12))));
-        assert_eq!(classify("libcuda.so.535.104.05").unwrap().2.unwrap().raw(), "535.104.05");
-        assert!(classify("libcudnn_ops.so.9").is_none());
-        assert!(classify("libcudart.so.12.debug").is_none());
-    }
 
     #[test]
     fn cudnn_headers_of_both_eras_are_read_from_their_defines() {

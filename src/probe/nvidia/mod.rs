@@ -20,14 +20,14 @@ use std::path::{Path, PathBuf};
 
 use crate::host::Host;
 use crate::matrix::StackPackage;
-use crate::snapshot::nvidia::{ContainerGpu, LinkReport, Nvidia, NvmlState};
-use crate::snapshot::{Probed, PythonEnv};
+use crate::snapshot::nvidia::{ContainerGpu, LinkReport, Nvidia};
+use crate::snapshot::{Library, Probed, PythonEnv};
 
 /// The part of the probe that needs nothing from Python.
 pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
     let answer = nvml::probe(nvml_lib, host.timeout());
     let kernel_module = match host.read_system_file("/proc/driver/nvidia/version") {
-        Ok(text) => match driver::parse_proc_version(&text) {
+        Ok(text) => match crate::formats::proc_driver_version(&text) {
             Some(v) => Probed::Found(v),
             None => Probed::NotEvaluated("/proc/driver/nvidia/version has no version".into()),
         },
@@ -75,7 +75,7 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
     let search = search_path(host);
     let mut copies = Vec::new();
     for (soname, path) in &search.cache {
-        if libraries::classify(soname).is_some()
+        if crate::formats::library_file(soname).is_some()
             && let Some(dir) = path.parent()
         {
             libraries::scan_dir(dir, "loader cache", &mut copies);
@@ -123,7 +123,7 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
         driver_capabilities: host.env_str("NVIDIA_DRIVER_CAPABILITIES"),
         compat_libraries: copies
             .iter()
-            .filter(|c| c.library == "cuda" && c.path.components().any(|p| p.as_os_str() == "compat"))
+            .filter(|c| c.library == Library::Cuda && c.path.components().any(|p| p.as_os_str() == "compat"))
             .filter(|c| c.origin == "LD_LIBRARY_PATH" || c.origin == "loader cache")
             .map(|c| c.path.clone())
             .collect(),
@@ -285,17 +285,4 @@ fn search_path(host: &Host) -> elf::SearchPath {
     .map(|d| host.system_path(d))
     .collect();
     elf::SearchPath { ld_library_path, cache, defaults, leaf: is_system_leaf }
-}
-
-/// Used by reports: the NVML state in one word for facts.
-pub fn nvml_word(state: &NvmlState) -> &'static str {
-    match state {
-        NvmlState::Ok => "ok",
-        NvmlState::NoLibrary { .. } => "no_library",
-        NvmlState::DriverNotLoaded => "driver_not_loaded",
-        NvmlState::NoPermission => "no_permission",
-        NvmlState::VersionMismatch => "version_mismatch",
-        NvmlState::Hung { .. } => "hung",
-        NvmlState::Error { .. } => "error",
-    }
 }

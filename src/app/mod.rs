@@ -1,0 +1,227 @@
+//! What each subcommand does, from settings to an exit code.
+//!
+//! The command line is parsed in `cli` (what the user typed) and given its
+//! meaning in [`settings`] (every usage error, before any work); the
+//! terminal side (output file, progress line) is in [`terminal`].
+
+pub mod settings;
+mod terminal;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::check::check;
+use crate::cli::{Cli, Command, Format};
+use crate::exit;
+use crate::host::Host;
+use crate::matrix::Matrix;
+use crate::probe::{ProbeOptions, probe};
+use crate::report::{Report, catalog, ci, markdown, redact::Redactor, text};
+use crate::snapshot::{ProbeMode, Snapshot, normalize_name};
+use crate::version::Ver;
+
+use settings::Settings;
+use terminal::{Progress, emit};
+
+/// An error that ends the run, with the exit code it maps to.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    CannotEvaluate(String),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl AppError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::Usage(_) | Self::Io(_) => exit::USAGE,
+            Self::CannotEvaluate(_) => exit::NOT_EVALUATED,
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> Result<u8, AppError> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let settings = Settings::from_args(&cli.global, &cwd)?;
+    let matrix = load_matrix(&settings.matrix_dirs)?;
+    if settings.version {
+        let line = format!("onnx-doctor {} (matrix {})\n", env!("CARGO_PKG_VERSION"), matrix.describe());
+        emit(settings.output.as_deref(), &line)?;
+        return Ok(exit::OK);
+    }
+    let s = &settings;
+    match &cli.command {
+        None | Some(Command::Check) => judge(s, &matrix, None, s.format),
+        Some(Command::Report) => judge(s, &matrix, None, Format::Markdown),
+        Some(Command::Model { file, targets }) => model(s, &matrix, file, targets),
+        Some(Command::Diagnose { input }) => {
+            let text = read_input(input.as_deref())?;
+            judge(s, &matrix, Some(crate::import::import(&text, &matrix)), s.format)
+        }
+        Some(Command::Rules) => {
+            emit(s.output.as_deref(), &catalog::rules(&matrix, s.format))?;
+            Ok(exit::OK)
+        }
+        Some(Command::Explain { code }) => {
+            let rule =
+                matrix.rule(code).ok_or_else(|| AppError::Usage(catalog::unknown_code(&matrix, code)))?;
+            emit(s.output.as_deref(), &catalog::explain(rule, s.format))?;
+            Ok(exit::OK)
+        }
+        Some(Command::Fleet { reports }) => fleet(s, reports),
+        Some(Command::Completions { shell }) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut buf = Vec::new();
+            clap_complete::generate(*shell, &mut cmd, "onnx-doctor", &mut buf);
+            emit(s.output.as_deref(), &String::from_utf8_lossy(&buf))?;
+            Ok(exit::OK)
+        }
+    }
+}
+
+fn load_matrix(dirs: &[PathBuf]) -> Result<Matrix, AppError> {
+    let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    Matrix::load(&dirs).map_err(|errors| {
+        let mut msg = String::from("the compatibility matrix is invalid:");
+        for e in &errors {
+            msg.push_str(&format!("\n  {e}"));
+        }
+        AppError::CannotEvaluate(msg)
+    })
+}
+
+fn host(s: &Settings) -> Host {
+    Host::from_process(s.root.clone(), s.timeout)
+}
+
+fn probe_options(s: &Settings, matrix: &Matrix, fast: bool) -> ProbeOptions {
+    ProbeOptions {
+        pythons: s.pythons.clone(),
+        fast,
+        watched: matrix.packages.clone(),
+        stack: matrix.stack.clone(),
+        nvml_lib: s.nvml_lib.clone().map(Into::into),
+    }
+}
+
+/// `model FILE [--target onnxruntime==1.17.1]`: the model's facts beside the
+/// installed runtimes (read with the fast probe), or the targets alone.
+fn model(s: &Settings, matrix: &Matrix, file: &Path, targets: &[String]) -> Result<u8, AppError> {
+    let facts = crate::model::read(file).map_err(|e| AppError::CannotEvaluate(e.to_string()))?;
+    let mut parsed = BTreeMap::new();
+    for t in targets {
+        let (name, version) = parse_target(t)?;
+        parsed.insert(name, version);
+    }
+    let mut snapshot = match &s.snapshot {
+        Some(path) => read_snapshot(path)?,
+        // With every runtime given as a target, this machine is beside the point.
+        None if !parsed.is_empty() => {
+            let mut snap =
+                Snapshot::new(format!("onnx-doctor {} (model)", env!("CARGO_PKG_VERSION")), ProbeMode::Fast);
+            snap.system =
+                crate::snapshot::Probed::NotEvaluated("not probed: judging against --target".into());
+            snap.nvidia =
+                crate::snapshot::Probed::NotEvaluated("not probed: judging against --target".into());
+            snap
+        }
+        None => probe(&host(s), &probe_options(s, matrix, true)),
+    };
+    snapshot.model = Some(facts);
+    snapshot.targets = parsed;
+    judge(s, matrix, Some(snapshot), s.format)
+}
+
+/// `--target NAME==VERSION`, for the runtimes a model is judged against.
+fn parse_target(t: &str) -> Result<(String, String), AppError> {
+    let usage = || {
+        AppError::Usage(format!(
+            "--target {t:?}: write it as NAME==VERSION, where NAME is onnxruntime or tensorrt, e.g. onnxruntime==1.17.1"
+        ))
+    };
+    let (name, version) = t.split_once("==").ok_or_else(usage)?;
+    let name = normalize_name(name);
+    if !["onnxruntime", "tensorrt"].contains(&name.as_str()) || Ver::new(version).parsed().is_none() {
+        return Err(usage());
+    }
+    Ok((name, version.trim().to_string()))
+}
+
+fn fleet(s: &Settings, reports: &[PathBuf]) -> Result<u8, AppError> {
+    let fleet = crate::fleet::aggregate(reports);
+    let rendered = match s.format {
+        Format::Json => serde_json::to_string_pretty(&fleet).expect("a fleet serialises") + "\n",
+        Format::Markdown => crate::fleet::render_markdown(&fleet),
+        _ => crate::fleet::render_text(&fleet),
+    };
+    emit(s.output.as_deref(), &rendered)?;
+    let failing = fleet.findings.iter().any(|f| f.severity == "error" || f.severity == s.fail_on.as_str());
+    Ok(if fleet.nodes == 0 {
+        exit::NOT_EVALUATED
+    } else if failing {
+        exit::FINDINGS
+    } else {
+        exit::OK
+    })
+}
+
+/// Reads a paste from a file or standard input, as bytes: a paste may hold
+/// anything, and what is not UTF-8 is replaced, not refused.
+fn read_input(path: Option<&Path>) -> Result<String, AppError> {
+    let bytes = match path {
+        Some(p) if p != Path::new("-") => std::fs::read(p)
+            .map_err(|e| AppError::CannotEvaluate(format!("cannot read {}: {e}", p.display())))?,
+        _ => {
+            let mut buf = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut buf)?;
+            buf
+        }
+    };
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Reads `--snapshot FILE`: a saved snapshot or report.
+fn read_snapshot(path: &Path) -> Result<Snapshot, AppError> {
+    let unreadable =
+        |why: String| AppError::CannotEvaluate(format!("cannot read snapshot {}: {why}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| unreadable(e.to_string()))?;
+    Snapshot::from_saved(&text).map_err(unreadable)
+}
+
+/// Probes (or takes the given snapshot), judges and renders: the heart of
+/// `check`, `report`, `diagnose` and `model`.
+fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format) -> Result<u8, AppError> {
+    let host = host(s);
+    let mut snapshot = match (given, &s.snapshot) {
+        (Some(snap), _) => snap,
+        (None, Some(path)) => read_snapshot(path)?,
+        (None, None) => {
+            let _progress = Progress::start(s.fast);
+            probe(&host, &probe_options(s, matrix, s.fast))
+        }
+    };
+    for a in &s.assumptions {
+        snapshot.assume(a);
+    }
+    snapshot.expectations.extend(s.expectations.iter().cloned());
+    let redactor = s.redacts(format).then(|| Redactor::new(&host, &snapshot));
+    let judgement = check(&snapshot, matrix);
+    let report = Report::new(snapshot, matrix, judgement);
+    let code = report.exit_code(s.fail_on);
+    let rendered = match format {
+        Format::Json => serde_json::to_string_pretty(&report).expect("a report serialises") + "\n",
+        Format::Markdown => markdown::render(&report, matrix, code),
+        Format::Github => ci::github(&report),
+        Format::Junit => ci::junit(&report),
+        Format::Text => text::render(&report, matrix, text::Paint(s.color), code),
+    };
+    let rendered = match &redactor {
+        Some(r) => r.apply(&rendered),
+        None => rendered,
+    };
+    emit(s.output.as_deref(), &rendered)?;
+    Ok(code)
+}

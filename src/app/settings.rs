@@ -1,0 +1,109 @@
+//! What the command line means. `cli` holds what the user typed; this turns
+//! it into settings once, with every usage error found before any work
+//! starts: pins and assumptions parsed into their types, paths resolved
+//! against the directory the doctor was started in, colour decided.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::AppError;
+use crate::cli::{ColorChoice, FailOn, Format, GlobalArgs};
+use crate::matrix::Severity;
+use crate::snapshot::{Assumption, Expectation};
+
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub format: Format,
+    /// `--output FILE`, resolved.
+    pub output: Option<PathBuf>,
+    pub fail_on: Severity,
+    pub matrix_dirs: Vec<PathBuf>,
+    /// `--python`, each resolved against the starting directory.
+    pub pythons: Vec<PathBuf>,
+    pub fast: bool,
+    pub timeout: Duration,
+    pub snapshot: Option<PathBuf>,
+    /// `--redact` / `--no-redact`; `None` is the format's default.
+    pub redact: Option<bool>,
+    pub color: bool,
+    pub root: PathBuf,
+    pub nvml_lib: Option<PathBuf>,
+    pub assumptions: Vec<Assumption>,
+    pub expectations: Vec<Expectation>,
+    pub version: bool,
+}
+
+impl Settings {
+    pub fn from_args(g: &GlobalArgs, cwd: &Path) -> Result<Self, AppError> {
+        let resolve = |p: &PathBuf| if p.is_absolute() { p.clone() } else { cwd.join(p) };
+        let assumptions = g
+            .assume
+            .iter()
+            .map(|a| a.parse().map_err(|e| AppError::Usage(format!("--assume {e}"))))
+            .collect::<Result<Vec<Assumption>, _>>()?;
+        let expectations = g
+            .expect
+            .iter()
+            .map(|e| e.parse().map_err(|e| AppError::Usage(format!("--expect {e}"))))
+            .collect::<Result<Vec<Expectation>, _>>()?;
+        let root = resolve(&g.root);
+        if !root.is_dir() {
+            return Err(AppError::Usage(format!(
+                "--root {}: no such directory (it is where the host's /etc, /proc and /usr are read from)",
+                g.root.display()
+            )));
+        }
+        Ok(Self {
+            format: g.format,
+            output: g.output.as_ref().map(resolve),
+            fail_on: match g.fail_on {
+                FailOn::Error => Severity::Error,
+                FailOn::Warning => Severity::Warning,
+            },
+            matrix_dirs: g.matrix.iter().map(resolve).collect(),
+            pythons: g.python.iter().map(resolve).collect(),
+            fast: g.fast,
+            timeout: Duration::from_secs_f64(g.timeout),
+            snapshot: g.snapshot.as_ref().map(resolve),
+            redact: if g.no_redact {
+                Some(false)
+            } else if g.redact {
+                Some(true)
+            } else {
+                None
+            },
+            color: use_color(g.color, g.output.is_some()),
+            root,
+            nvml_lib: g.nvml_lib.as_ref().map(resolve),
+            assumptions,
+            expectations,
+            version: g.version,
+        })
+    }
+
+    /// Whether to redact a report rendered in `format`: Markdown is meant
+    /// for public tickets, so it is redacted unless asked not to be.
+    pub fn redacts(&self, format: Format) -> bool {
+        self.redact.unwrap_or(format == Format::Markdown)
+    }
+}
+
+/// Colour only for a person at a terminal: `NO_COLOR` turns it off,
+/// `CLICOLOR_FORCE` on (https://bixense.com/clicolors/), `--color` decides
+/// over both.
+fn use_color(choice: ColorChoice, to_file: bool) -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto if set("NO_COLOR") => false,
+        ColorChoice::Auto if set("CLICOLOR_FORCE") => true,
+        ColorChoice::Auto => {
+            !to_file
+                && std::io::stdout().is_terminal()
+                && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+                && std::env::var_os("CLICOLOR").is_none_or(|v| v != "0")
+        }
+    }
+}

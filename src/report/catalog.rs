@@ -1,0 +1,87 @@
+//! `onnx-doctor rules` and `explain CODE`: the matrix's rules as a catalog
+//! a person (or a script, in JSON) reads.
+
+use std::fmt::Write as _;
+
+use crate::cli::Format;
+use crate::matrix::{Matrix, Rule, RuleKind};
+
+/// Every rule, one line each (a Markdown table, or JSON).
+pub fn rules(matrix: &Matrix, format: Format) -> String {
+    match format {
+        Format::Json => serde_json::to_string_pretty(&matrix.rules).expect("rules serialise") + "\n",
+        Format::Markdown => {
+            let mut s = String::from("| code | severity | summary |\n|---|---|---|\n");
+            for r in &matrix.rules {
+                let _ = writeln!(s, "| `{}` | {} | {} |", r.code, r.severity, r.summary);
+            }
+            s
+        }
+        Format::Text | Format::Github | Format::Junit => {
+            let width = matrix.rules.iter().map(|r| r.code.len()).max().unwrap_or(0);
+            let mut s = String::new();
+            for r in &matrix.rules {
+                let _ = writeln!(s, "{:<width$}  {:<7}  {}", r.code, r.severity.as_str(), r.summary);
+            }
+            let _ = writeln!(s, "\n{} rules · matrix {}", matrix.rules.len(), matrix.describe());
+            s
+        }
+    }
+}
+
+/// The usage error for a code no rule has, with the codes it may have meant.
+pub fn unknown_code(matrix: &Matrix, code: &str) -> String {
+    let near: Vec<&str> = matrix
+        .rules
+        .iter()
+        .map(|r| r.code.as_str())
+        .filter(|c| code.split('-').filter(|w| w.len() > 2).any(|w| c.contains(w)))
+        .take(5)
+        .collect();
+    let hint = if near.is_empty() { String::new() } else { format!("; did you mean {}?", near.join(", ")) };
+    format!("no rule has the code {code:?}{hint} (`onnx-doctor rules` lists them all)")
+}
+
+/// One rule in full: why, when it fires, fixes, sources, where it is defined.
+pub fn explain(rule: &Rule, format: Format) -> String {
+    if format == Format::Json {
+        return serde_json::to_string_pretty(rule).expect("a rule serialises") + "\n";
+    }
+    let mut s = format!("{} ({})\n\n{}\n\n", rule.code, rule.severity, rule.summary);
+    let components: Vec<&str> = rule.components.iter().map(|c| c.as_str()).collect();
+    let _ = write!(s, "Involves: {}\n\n", components.join(", "));
+    let _ = write!(s, "Why:\n  {}\n\n", super::text::wrap(&rule.why, 88, 2));
+    if let RuleKind::Facts { when, lookup, require } = &rule.kind {
+        s.push_str("Fires when:\n");
+        for c in when {
+            let _ = writeln!(s, "  {} {}", c.fact, c.condition);
+        }
+        if let Some(t) = lookup {
+            let by = t.by.as_deref().map(|b| format!(" by {b}")).unwrap_or_default();
+            let _ = writeln!(s, "  (looking up table {}{by})", t.table);
+        }
+        if !require.is_empty() {
+            s.push_str("and any of these does not hold:\n");
+            for c in require {
+                let _ = writeln!(s, "  {} {}", c.fact, c.condition);
+            }
+        }
+        s.push('\n');
+    }
+    if !rule.fixes.is_empty() {
+        s.push_str("Fixes, best first:\n");
+        for f in &rule.fixes {
+            let _ = writeln!(s, "  {f}");
+        }
+        s.push('\n');
+    }
+    s.push_str("Sources:\n");
+    for src in &rule.sources {
+        let _ = writeln!(s, "  {src}");
+    }
+    if let Some(since) = &rule.since {
+        let _ = writeln!(s, "Known since {since}");
+    }
+    let _ = write!(s, "\nDefined at {}\n", rule.origin);
+    s
+}
