@@ -11,12 +11,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::check::check;
-use crate::cli::{Cli, Command, Format};
+use crate::cli::{Cli, Command};
 use crate::exit;
 use crate::host::Host;
 use crate::matrix::Matrix;
 use crate::probe::{ProbeOptions, probe};
-use crate::report::{Report, catalog, ci, markdown, redact::Redactor, text};
+use crate::report::{Format, Report, catalog, ci, markdown, redact::Redactor, text};
 use crate::snapshot::{ProbeMode, Snapshot, normalize_name};
 use crate::version::Ver;
 

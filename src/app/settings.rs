@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::AppError;
-use crate::cli::{ColorChoice, FailOn, Format, GlobalArgs};
+use crate::cli::{self, ColorChoice, FailOn, GlobalArgs};
 use crate::matrix::Severity;
+use crate::report::Format;
 use crate::snapshot::{Assumption, Expectation};
 
 #[derive(Clone, Debug)]
@@ -55,7 +56,13 @@ impl Settings {
             )));
         }
         Ok(Self {
-            format: g.format,
+            format: match g.format {
+                cli::Format::Text => Format::Text,
+                cli::Format::Json => Format::Json,
+                cli::Format::Markdown => Format::Markdown,
+                cli::Format::Github => Format::Github,
+                cli::Format::Junit => Format::Junit,
+            },
             output: g.output.as_ref().map(resolve),
             fail_on: match g.fail_on {
                 FailOn::Error => Severity::Error,

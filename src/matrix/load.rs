@@ -19,8 +19,8 @@ use serde_saphyr::Spanned;
 use sha2::{Digest, Sha256};
 
 use super::{
-    Clause, Component, Condition, Matrix, Origin, Row, Rule, RuleKind, Severity, StackLibrary, StackPackage,
-    Table,
+    BuiltinCheck, Clause, Component, Condition, Matrix, Origin, Row, Rule, RuleKind, Severity, StackLibrary,
+    StackPackage, Table,
 };
 use crate::version::Ver;
 
@@ -454,8 +454,9 @@ fn convert_stack_package(e: &mut Errors<'_>, p: Spanned<RawStackPackage>) -> Opt
     (e.list.len() == before).then_some(package)
 }
 
-/// Components rules name must be parts of the machine or stack packages,
-/// and the rules stack libraries name must exist.
+/// Components rules name must be parts of the machine or stack packages;
+/// every builtin check has its `builtin` rule, every `builtin` rule a check
+/// (one of Rust's, or a stack library's `check`).
 fn check_vocabulary(
     errors: &mut Vec<MatrixError>,
     rules: &BTreeMap<String, Rule>,
@@ -475,11 +476,33 @@ fn check_vocabulary(
             });
         }
     }
+    let is_builtin = |code: &str| rules.get(code).is_some_and(|r| matches!(r.kind, RuleKind::Builtin));
     for (package, origin) in stack {
-        for lib in package.libraries.iter().filter(|l| !rules.contains_key(&l.check)) {
+        for lib in package.libraries.iter().filter(|l| !is_builtin(&l.check)) {
             errors.push(MatrixError {
                 origin: origin.clone(),
-                message: format!("library `{}` names `check: {}`, which is not a rule", lib.role, lib.check),
+                message: format!(
+                    "library `{}` names `check: {}`, which is not a builtin rule",
+                    lib.role, lib.check
+                ),
+            });
+        }
+    }
+    for check in BuiltinCheck::ALL.iter().filter(|c| !is_builtin(c.code())) {
+        errors.push(MatrixError {
+            origin: Origin::default(),
+            message: format!("no `builtin: true` rule words the builtin check `{}`", check.code()),
+        });
+    }
+    let library_checks: Vec<&str> =
+        stack.iter().flat_map(|(p, _)| &p.libraries).map(|l| l.check.as_str()).collect();
+    for rule in rules.values().filter(|r| matches!(r.kind, RuleKind::Builtin)) {
+        let known = BuiltinCheck::ALL.iter().any(|c| c.code() == rule.code)
+            || library_checks.contains(&rule.code.as_str());
+        if !known {
+            errors.push(MatrixError {
+                origin: rule.origin.clone(),
+                message: format!("`{}` is `builtin: true`, but no builtin check has that code", rule.code),
             });
         }
     }
@@ -796,11 +819,16 @@ mod tests {
     use super::*;
 
     const VERSION: &str = "version: \"2000-01-01\"\n";
-    /// The stack the test rules' components name, appended after them.
-    const STACK: &str = "\nstack:\n  - package: onnx\n  - package: protobuf\n";
 
     fn load_one(text: &str) -> Result<Matrix, Vec<MatrixError>> {
-        build(&[Layer { name: None, files: vec![("t.yaml".into(), format!("{VERSION}{text}{STACK}"))] }])
+        // The stack and the builtin checks' wording every matrix needs.
+        let needed = super::super::EMBEDDED
+            .iter()
+            .filter(|(p, _)| p.ends_with("/stack.yaml") || p.ends_with("/builtin.yaml"))
+            .map(|(p, c)| (p.to_string(), c.to_string()));
+        let mut files: Vec<(String, String)> = needed.collect();
+        files.push(("t.yaml".into(), format!("{VERSION}{text}")));
+        build(&[Layer { name: None, files }])
     }
 
     fn err(text: &str) -> String {
@@ -825,7 +853,7 @@ mod tests {
     #[test]
     fn a_valid_rule_loads() {
         let m = load_one(RULE).unwrap();
-        assert_eq!(m.rules[0].code, "onnx-needs-new-protobuf");
+        assert!(m.rule("onnx-needs-new-protobuf").is_some());
         assert_eq!(m.version, "2000-01-01");
     }
 

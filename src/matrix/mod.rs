@@ -3,7 +3,7 @@
 //! No third-party version number lives in Rust. `matrix/*.yaml` holds
 //! **tables** (one row per release, each row with its public source) and
 //! **rules** over the facts of a snapshot. Rust implements the few kinds of
-//! rule once (see [`crate::check`]); the YAML says which facts, which tables
+//! rule once (in the `check` module); the YAML says which facts, which tables
 //! and which numbers. `matrix/README.md` documents the schema.
 //!
 //! The default matrix is embedded in the binary at build time, so the doctor
@@ -49,6 +49,59 @@ impl Severity {
 impl fmt::Display for Severity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// The checks Rust performs itself. Each is worded by the matrix rule of
+/// the same code (`builtin: true`), which gives it its severity, texts and
+/// sources; the loader refuses a matrix that lacks one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuiltinCheck {
+    ImportFailed,
+    ImportTimedOut,
+    ImportCrashed,
+    DeclaredRequirementUnmet,
+    DeclaredRequirementMissing,
+    DistributionShadowed,
+    ModuleShadowedByLocalFile,
+    PythonNotEvaluated,
+    NoPythonFound,
+    TensorrtSeveralVersions,
+    PastedFactsConflict,
+    ExpectationNotMet,
+}
+
+impl BuiltinCheck {
+    pub const ALL: &[Self] = &[
+        Self::ImportFailed,
+        Self::ImportTimedOut,
+        Self::ImportCrashed,
+        Self::DeclaredRequirementUnmet,
+        Self::DeclaredRequirementMissing,
+        Self::DistributionShadowed,
+        Self::ModuleShadowedByLocalFile,
+        Self::PythonNotEvaluated,
+        Self::NoPythonFound,
+        Self::TensorrtSeveralVersions,
+        Self::PastedFactsConflict,
+        Self::ExpectationNotMet,
+    ];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::ImportFailed => "import-failed",
+            Self::ImportTimedOut => "import-timed-out",
+            Self::ImportCrashed => "import-crashed",
+            Self::DeclaredRequirementUnmet => "declared-requirement-unmet",
+            Self::DeclaredRequirementMissing => "declared-requirement-missing",
+            Self::DistributionShadowed => "distribution-shadowed",
+            Self::ModuleShadowedByLocalFile => "module-shadowed-by-local-file",
+            Self::PythonNotEvaluated => "python-not-evaluated",
+            Self::NoPythonFound => "no-python-found",
+            Self::TensorrtSeveralVersions => "tensorrt-several-versions",
+            Self::PastedFactsConflict => "pasted-facts-conflict",
+            Self::ExpectationNotMet => "expectation-not-met",
+        }
     }
 }
 
@@ -444,6 +497,11 @@ impl Matrix {
             Some(p) => p.distributions.iter().map(String::as_str).collect(),
             None => vec![package],
         }
+    }
+
+    /// The rule that words a builtin check (the loader made sure it exists).
+    pub fn builtin(&self, check: BuiltinCheck) -> &Rule {
+        self.rule(check.code()).expect("the loader checks that every builtin check has its rule")
     }
 
     pub fn rule(&self, code: &str) -> Option<&Rule> {

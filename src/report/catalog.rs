@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::cli::Format;
+use super::Format;
 use crate::matrix::{Matrix, Rule, RuleKind};
 
 /// Every rule, one line each (a Markdown table, or JSON).

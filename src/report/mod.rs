@@ -18,6 +18,21 @@ use crate::check::{Finding, FixPlan, Judgement, Outcome, RuleOutcome};
 use crate::matrix::{Component, Matrix, Severity};
 use crate::snapshot::{ImportStatus, Library, ProbeMode, Probed, PythonEnv, Snapshot};
 
+/// The renderings of a report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// For a person at a terminal.
+    Text,
+    /// One JSON document, for machines.
+    Json,
+    /// For a GitHub issue or a ticket.
+    Markdown,
+    /// GitHub Actions workflow annotations.
+    Github,
+    /// JUnit XML.
+    Junit,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
     /// "onnx-doctor 0.1.0".

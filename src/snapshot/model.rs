@@ -1,6 +1,6 @@
 //! Facts of an ONNX model file, as `onnx-doctor model` read them: what the
 //! model needs from the runtime that will load it. The reader lives in
-//! `crate::model`; the facts live here, beside every other fact, so a
+//! the `model` module; the facts live here, beside every other fact, so a
 //! snapshot carries them without depending on the reader.
 
 use std::collections::BTreeMap;
