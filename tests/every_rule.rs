@@ -258,14 +258,22 @@ fn cases() -> Vec<(&'static str, World, World)> {
             w().dists(&[("torch", "2.5.1"), ("torchvision", "0.20.1")]),
         ),
         (
+            // torchvision refuses another CUDA major; from 0.16 another minor is fine.
             "torchvision-cuda-variant-differs",
+            w().dists(&[("torch", "2.5.1+cu124"), ("torchvision", "0.20.1+cu118")]),
             w().dists(&[("torch", "2.5.1+cu124"), ("torchvision", "0.20.1+cu121")]),
-            w().dists(&[("torch", "2.5.1+cu124"), ("torchvision", "0.20.1+cu124")]),
+        ),
+        (
+            // Up to 0.15 torchvision refuses another CUDA minor as well.
+            "torchvision-cuda-minor-differs",
+            w().python("3.10.14").dists(&[("torch", "2.0.1+cu118"), ("torchvision", "0.15.2+cu117")]),
+            w().python("3.10.14").dists(&[("torch", "2.0.1+cu118"), ("torchvision", "0.15.2+cu118")]),
         ),
         (
             "torch-export-opset-newer-than-onnxruntime",
-            w().dists(&[("torch", "2.9.0"), ("onnxruntime", "1.16.3")]),
-            w().dists(&[("torch", "2.9.0"), ("onnxruntime", "1.17.0")]),
+            // 1.17 implements opset 20 but refuses the IR 10 of the dynamo export.
+            w().dists(&[("torch", "2.9.0"), ("onnxruntime", "1.17.3")]),
+            w().dists(&[("torch", "2.9.0"), ("onnxruntime", "1.18.0")]),
         ),
         // -- torch against the GPU and the driver ---------------------------------------------
         (

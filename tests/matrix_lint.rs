@@ -151,9 +151,13 @@ fn every_onnxruntime_gpu_build_on_its_minimum_driver_raises_no_error() {
 fn torch_export_opsets_agree_with_what_onnxruntime_implements() {
     // torch-releases says which onnxruntime loads torch's default export
     // opset; onnxruntime-releases says which opset each onnxruntime
-    // implements. The two tables must not contradict each other.
+    // implements. The two tables must not contradict each other. The floor
+    // is the first onnxruntime implementing the opset, or a later one where
+    // a newer IR version starts: from 2.9 the default (dynamo) exporter
+    // writes IR 10 at any opset.
     let m = matrix();
     let ort = &m.tables["onnxruntime-releases"];
+    let ir = |i: usize| ort.rows[i].values["max_ir"].parse::<u32>().unwrap();
     for row in &m.tables["torch-releases"].rows {
         let opset: u32 = row.values["onnx_opset"].parse().unwrap();
         let max: u32 = row.values["onnx_max_opset"].parse().unwrap();
@@ -161,14 +165,24 @@ fn torch_export_opsets_agree_with_what_onnxruntime_implements() {
         let first = ort
             .rows
             .iter()
-            .find(|r| r.values["max_opset"].parse::<u32>().unwrap() >= opset)
+            .position(|r| r.values["max_opset"].parse::<u32>().unwrap() >= opset)
             .unwrap_or_else(|| panic!("no onnxruntime implements opset {opset}"));
-        assert_eq!(
-            lowest(&row.values["onnxruntime"]),
-            lowest(&first.versions),
-            "torch {}: opset {opset} is first implemented by onnxruntime {}",
+        let floor = lowest(&row.values["onnxruntime"]);
+        let at = ort.rows.iter().position(|r| lowest(&r.versions) == floor).unwrap_or_else(|| {
+            panic!("torch {}: onnxruntime {floor} starts no row of onnxruntime-releases", row.versions)
+        });
+        assert!(
+            at >= first,
+            "torch {}: opset {opset} is first implemented by onnxruntime {}, not {floor}",
             row.versions,
-            first.versions
+            ort.rows[first].versions
+        );
+        assert!(
+            at == first || ir(at - 1) < ir(at),
+            "torch {}: onnxruntime {floor} is later than {}, the first implementing opset {opset}, \
+             but loads no newer IR version than the release before it",
+            row.versions,
+            ort.rows[first].versions
         );
     }
 }
