@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Collector, is_none_word};
+use super::{Collector, Key, is_none_word};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -110,7 +110,7 @@ fn conda_package(c: &mut Collector, name: &str, version: &str, build: Option<&st
     let name = match name {
         "pytorch" => "torch",
         "pytorch-cuda" | "cudatoolkit" | "cuda-version" => {
-            c.fact("conda.cuda", version);
+            c.fact(Key::CondaCuda, version);
             return;
         }
         other => other,
@@ -119,7 +119,7 @@ fn conda_package(c: &mut Collector, name: &str, version: &str, build: Option<&st
     if name == "torch"
         && let Some(m) = build.and_then(|b| CONDA_BUILD_CUDA.captures(b))
     {
-        c.fact("torch.cuda", &format!("{}.{}", &m[1], &m[2]));
+        c.fact(Key::TorchCuda, &format!("{}.{}", &m[1], &m[2]));
     }
 }
 
@@ -150,10 +150,10 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
     }
     if line.contains("Driver Version:") {
         if let Some(m) = SMI_DRIVER.captures(line) {
-            c.fact("driver", &m[1]);
+            c.fact(Key::Driver, &m[1]);
         }
         if let Some(m) = SMI_CUDA.captures(line) {
-            c.fact("driver.max_cuda", &m[1]);
+            c.fact(Key::DriverMaxCuda, &m[1]);
         }
         return Mode::Prose;
     }
@@ -170,12 +170,12 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         return Mode::Prose;
     }
     if let Some(m) = NVCC.captures(line) {
-        c.fact("cuda.toolkit", m.get(2).map_or(&m[1], |v| v.as_str()));
+        c.fact(Key::CudaToolkit, m.get(2).map_or(&m[1], |v| v.as_str()));
         return Mode::Prose;
     }
     if line.contains("Kernel Module") && line.contains("NVRM") {
         if let Some(v) = crate::formats::proc_driver_version(line) {
-            c.fact("driver.kernel_module", v.raw());
+            c.fact(Key::DriverKernelModule, v.raw());
         }
         return Mode::Prose;
     }
@@ -183,28 +183,28 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
     let stated = !is_none_word(value);
     match key {
         "PyTorch version" if stated => {
-            c.fact("torch.version", value);
+            c.fact(Key::TorchVersion, value);
             c.dist("torch", value);
         }
-        "CUDA used to build PyTorch" => c.fact("torch.cuda", if stated { value } else { "None" }),
-        "ROCM used to build PyTorch" if stated => c.fact("torch.hip", value),
-        "OS" if stated => c.fact("os", value),
-        "Libc version" if stated => c.fact("glibc", value.trim_start_matches("glibc-")),
+        "CUDA used to build PyTorch" => c.fact(Key::TorchCuda, if stated { value } else { "None" }),
+        "ROCM used to build PyTorch" if stated => c.fact(Key::TorchHip, value),
+        "OS" if stated => c.fact(Key::Os, value),
+        "Libc version" if stated => c.fact(Key::Glibc, value.trim_start_matches("glibc-")),
         "Python version" if stated => {
             if let Some(v) = value.split_whitespace().next() {
-                c.fact("python", v);
+                c.fact(Key::Python, v);
             }
         }
         "Python platform" if stated => {
             if let Some(arch) =
                 ["x86_64", "aarch64", "ppc64le", "s390x"].into_iter().find(|a| value.contains(a))
             {
-                c.fact("arch", arch);
+                c.fact(Key::Arch, arch);
             }
         }
-        "Is CUDA available" if stated => c.fact("torch.cuda_available", value),
-        "CUDA runtime version" if stated => c.fact("cuda.toolkit", value),
-        "Nvidia driver version" if stated => c.fact("driver", value),
+        "Is CUDA available" if stated => c.fact(Key::TorchCudaAvailable, value),
+        "CUDA runtime version" if stated => c.fact(Key::CudaToolkit, value),
+        "Nvidia driver version" if stated => c.fact(Key::Driver, value),
         "GPU models and configuration" => {
             if stated {
                 match SMI_L.captures(value) {
@@ -219,7 +219,7 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
                 return Mode::CudnnCandidates;
             }
             if stated {
-                c.fact("cudnn", value);
+                c.fact(Key::Cudnn, value);
             }
         }
         _ => {}

@@ -259,145 +259,164 @@ fn read_dir_layer(dir: &Path) -> Result<Vec<(String, String)>, String> {
 }
 
 fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
-    let mut errors: Vec<MatrixError> = Vec::new();
-    let mut hasher = Sha256::new();
-    let mut version: Option<String> = None;
-    let mut packages = BTreeSet::new();
-    let mut tables: BTreeMap<String, Table> = BTreeMap::new();
-    let mut rules: BTreeMap<String, Rule> = BTreeMap::new();
-    let mut gpu_models: Vec<super::GpuModel> = Vec::new();
-    let mut stack: Vec<(StackPackage, Origin)> = Vec::new();
-    // Rule templates are checked once every table is known.
-    let mut pending: Vec<(Rule, Vec<(Clause, Origin)>)> = Vec::new();
-
+    let mut b = Builder::default();
     for layer in layers {
-        let mut layer_rules: BTreeMap<String, Origin> = BTreeMap::new();
-        let mut layer_tables: BTreeSet<String> = BTreeSet::new();
+        let mut seen = LayerNames::default();
         for (file, text) in &layer.files {
-            hasher.update(file.as_bytes());
-            hasher.update([0]);
-            hasher.update(text.as_bytes());
-            hasher.update([0]);
-            let mut e = Errors { file, list: Vec::new() };
-            let raw: RawFile = match serde_saphyr::from_str(text) {
-                Ok(r) => r,
-                Err(err) => {
-                    let (line, col) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
-                    e.push(line, col, first_line(&err.to_string()));
-                    errors.extend(e.list);
-                    continue;
-                }
-            };
-            if let Some(v) = raw.version {
-                if layer.name.is_some() {
-                    e.at(&v, "only the embedded matrix sets `version`; remove it from this overlay");
-                } else if !is_iso_date(&v.value) {
-                    e.at(&v, format!("`version` {:?} is not a date (YYYY-MM-DD)", v.value));
-                } else if version.replace(v.value.clone()).is_some() {
-                    e.at(&v, "`version` is set in more than one file");
+            b.add_file(layer.name.is_some(), file, text, &mut seen);
+        }
+    }
+    b.finish(layers.iter().filter_map(|l| l.name.clone()).collect())
+}
+
+/// Codes and table names already defined in the current layer: within one
+/// layer a name may appear once; a later layer replaces it.
+#[derive(Default)]
+struct LayerNames {
+    rules: BTreeMap<String, Origin>,
+    tables: BTreeSet<String>,
+}
+
+/// The matrix as its files are read, layer by layer.
+#[derive(Default)]
+struct Builder {
+    errors: Vec<MatrixError>,
+    hasher: Sha256,
+    version: Option<String>,
+    packages: BTreeSet<String>,
+    tables: BTreeMap<String, Table>,
+    gpu_models: Vec<super::GpuModel>,
+    stack: Vec<(StackPackage, Origin)>,
+    /// Rules with their templated clauses, checked once every table is known.
+    pending: Vec<(Rule, Vec<(Clause, Origin)>)>,
+}
+
+impl Builder {
+    fn add_file(&mut self, overlay: bool, file: &str, text: &str, seen: &mut LayerNames) {
+        for part in [file.as_bytes(), &[0], text.as_bytes(), &[0]] {
+            self.hasher.update(part);
+        }
+        let mut e = Errors { file, list: Vec::new() };
+        match serde_saphyr::from_str::<RawFile>(text) {
+            Ok(raw) => self.add_raw(&mut e, overlay, raw, seen),
+            Err(err) => {
+                let (line, col) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
+                e.push(line, col, first_line(&err.to_string()));
+            }
+        }
+        self.errors.extend(e.list);
+    }
+
+    fn add_raw(&mut self, e: &mut Errors<'_>, overlay: bool, raw: RawFile, seen: &mut LayerNames) {
+        if let Some(v) = raw.version {
+            if overlay {
+                e.at(&v, "only the embedded matrix sets `version`; remove it from this overlay");
+            } else if !is_iso_date(&v.value) {
+                e.at(&v, format!("`version` {:?} is not a date (YYYY-MM-DD)", v.value));
+            } else if self.version.replace(v.value.clone()).is_some() {
+                e.at(&v, "`version` is set in more than one file");
+            }
+        }
+        self.packages.extend(raw.packages.iter().map(|p| crate::snapshot::normalize_name(p)));
+        if let Some(models) = raw.gpu_models {
+            self.add_gpu_models(e, models);
+        }
+        for p in raw.stack {
+            let origin = e.origin_of(&p);
+            if let Some(package) = convert_stack_package(e, p) {
+                match self.stack.iter_mut().find(|(s, _)| s.package == package.package) {
+                    Some(slot) => *slot = (package, origin),
+                    None => self.stack.push((package, origin)),
                 }
             }
-            packages.extend(raw.packages.iter().map(|p| crate::snapshot::normalize_name(p)));
-            if let Some(models) = raw.gpu_models {
-                if models.value.sources.is_empty() || !models.value.sources.iter().all(|s| is_url(s)) {
-                    e.at(&models, "gpu_models needs `sources` with public URLs");
-                }
-                for m in models.value.models {
-                    if Ver::new(m.value.compute_capability.as_str()).release().len() != 2 {
-                        e.at(
-                            &m,
-                            format!("compute capability {:?} is not MAJOR.MINOR", m.value.compute_capability),
-                        );
-                    }
-                    gpu_models.retain(|g: &super::GpuModel| g.name != m.value.name);
-                    gpu_models.push(super::GpuModel {
-                        name: m.value.name,
-                        compute_capability: m.value.compute_capability,
-                        architecture: m.value.architecture,
-                        integrated: m.value.integrated,
-                    });
-                }
+        }
+        for (name, t) in raw.tables {
+            if !seen.tables.insert(name.clone()) {
+                e.at(&t, format!("table `{name}` is defined twice"));
+            } else if let Some(table) = convert_table(e, name.clone(), t) {
+                self.tables.insert(name, table);
             }
-            for p in raw.stack {
-                let origin = e.origin_of(&p);
-                if let Some(package) = convert_stack_package(&mut e, p) {
-                    match stack.iter_mut().find(|(s, _)| s.package == package.package) {
-                        Some(slot) => *slot = (package, origin),
-                        None => stack.push((package, origin)),
-                    }
-                }
+        }
+        for r in raw.rules {
+            let origin = e.origin_of(&r.value.code);
+            let code = r.value.code.value.clone();
+            if let Some(first) = seen.rules.get(&code) {
+                e.at(&r.value.code, format!("rule code `{code}` is already used at {first}"));
+                continue;
             }
-            for (name, t) in raw.tables {
-                if !layer_tables.insert(name.clone()) {
-                    e.at(&t, format!("table `{name}` is defined twice"));
-                    continue;
-                }
-                if let Some(table) = convert_table(&mut e, name.clone(), t) {
-                    tables.insert(name, table);
-                }
+            seen.rules.insert(code.clone(), origin.clone());
+            if let Some(converted) = convert_rule(e, r, origin) {
+                self.pending.retain(|(p, _)| p.code != code);
+                self.pending.push(converted);
             }
-            for r in raw.rules {
-                let origin = e.origin_of(&r.value.code);
-                let code = r.value.code.value.clone();
-                if let Some(first) = layer_rules.get(&code) {
-                    e.at(&r.value.code, format!("rule code `{code}` is already used at {first}"));
-                    continue;
-                }
-                layer_rules.insert(code.clone(), origin.clone());
-                if let Some(converted) = convert_rule(&mut e, r, origin) {
-                    pending.retain(|(p, _)| p.code != code);
-                    pending.push(converted);
-                }
-            }
-            errors.extend(e.list);
         }
     }
 
-    for (rule, templates) in pending {
-        for (clause, origin) in &templates {
-            check_template(&mut errors, &rule, clause, origin, &tables);
+    fn add_gpu_models(&mut self, e: &mut Errors<'_>, models: Spanned<RawGpuModels>) {
+        if models.value.sources.is_empty() || !models.value.sources.iter().all(|s| is_url(s)) {
+            e.at(&models, "gpu_models needs `sources` with public URLs");
         }
-        rules.insert(rule.code.clone(), rule);
+        for m in models.value.models {
+            if Ver::new(m.value.compute_capability.as_str()).release().len() != 2 {
+                e.at(&m, format!("compute capability {:?} is not MAJOR.MINOR", m.value.compute_capability));
+            }
+            self.gpu_models.retain(|g| g.name != m.value.name);
+            self.gpu_models.push(super::GpuModel {
+                name: m.value.name,
+                compute_capability: m.value.compute_capability,
+                architecture: m.value.architecture,
+                integrated: m.value.integrated,
+            });
+        }
     }
-    check_vocabulary(&mut errors, &rules, &stack);
-    for rule in rules.values() {
-        if let RuleKind::Signature { explained_by, .. } = &rule.kind {
+
+    /// Checks what needs every file (templates against tables, the
+    /// vocabulary, `explained_by`) and builds the matrix.
+    fn finish(mut self, overlays: Vec<String>) -> Result<Matrix, Vec<MatrixError>> {
+        let mut rules: BTreeMap<String, Rule> = BTreeMap::new();
+        for (rule, templates) in std::mem::take(&mut self.pending) {
+            for (clause, origin) in &templates {
+                check_template(&mut self.errors, &rule, clause, origin, &self.tables);
+            }
+            rules.insert(rule.code.clone(), rule);
+        }
+        check_vocabulary(&mut self.errors, &rules, &self.stack);
+        for rule in rules.values() {
+            let RuleKind::Signature { explained_by, .. } = &rule.kind else { continue };
             for code in explained_by.iter().filter(|c| !rules.contains_key(*c)) {
-                errors.push(MatrixError {
-                    origin: rule.origin.clone(),
-                    message: format!("`explained_by` names `{code}`, which is not a rule"),
-                });
+                let message = format!("`explained_by` names `{code}`, which is not a rule");
+                self.errors.push(MatrixError { origin: rule.origin.clone(), message });
             }
         }
-    }
-    if version.is_none() && errors.is_empty() {
-        errors
-            .push(MatrixError { origin: Origin::default(), message: "no matrix file sets `version`".into() });
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let hash = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    let integrated = gpu_models
-        .iter()
-        .filter(|m| m.integrated)
-        .filter_map(|m| match Ver::new(m.compute_capability.as_str()).release() {
-            [major, minor] => Some((*major, *minor)),
-            _ => None,
+        if self.version.is_none() && self.errors.is_empty() {
+            let message = "no matrix file sets `version`".into();
+            self.errors.push(MatrixError { origin: Origin::default(), message });
+        }
+        if !self.errors.is_empty() {
+            return Err(self.errors);
+        }
+        let integrated = self
+            .gpu_models
+            .iter()
+            .filter(|m| m.integrated)
+            .filter_map(|m| match Ver::new(m.compute_capability.as_str()).release() {
+                [major, minor] => Some((*major, *minor)),
+                _ => None,
+            })
+            .collect();
+        Ok(Matrix {
+            version: self.version.unwrap_or_default(),
+            hash: self.hasher.finalize().iter().map(|b| format!("{b:02x}")).collect(),
+            overlays,
+            packages: self.packages,
+            stack: self.stack.into_iter().map(|(p, _)| p).collect(),
+            tables: self.tables,
+            rules: rules.into_values().collect(),
+            gpu_models: self.gpu_models,
+            integrated,
+            signature_set: std::sync::OnceLock::new(),
         })
-        .collect();
-    Ok(Matrix {
-        version: version.unwrap_or_default(),
-        hash,
-        overlays: layers.iter().filter_map(|l| l.name.clone()).collect(),
-        packages,
-        stack: stack.into_iter().map(|(p, _)| p).collect(),
-        tables,
-        rules: rules.into_values().collect(),
-        gpu_models,
-        integrated,
-        signature_set: std::sync::OnceLock::new(),
-    })
+    }
 }
 
 /// The formats a stack fact's expression may end with (`| split`).

@@ -20,8 +20,11 @@ use std::path::{Path, PathBuf};
 
 use crate::host::Host;
 use crate::matrix::StackPackage;
-use crate::snapshot::nvidia::{ContainerGpu, LinkReport, Nvidia};
+use crate::snapshot::nvidia::{
+    ContainerGpu, Driver, Gpu, LibraryCopy, LinkReport, Nvidia, NvmlState, Toolkit,
+};
 use crate::snapshot::{Library, Probed, PythonEnv};
+use crate::version::Ver;
 
 /// The part of the probe that needs nothing from Python.
 pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
@@ -35,19 +38,50 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
             "no /proc/driver/nvidia/version (the NVIDIA kernel module is not loaded)".into(),
         ),
     };
+    let (driver, gpus) = driver_and_gpus(host, answer.driver, answer.gpus, &answer.state, &kernel_module);
+    let toolkits = libraries::toolkits(host);
+    let (copies, include_dirs) = machine_libraries(host, &toolkits);
+    let container = ContainerGpu {
+        visible_devices: host.env_str("NVIDIA_VISIBLE_DEVICES"),
+        driver_capabilities: host.env_str("NVIDIA_DRIVER_CAPABILITIES"),
+        compat_libraries: copies
+            .iter()
+            .filter(|c| c.library == Library::Cuda && c.path.components().any(|p| p.as_os_str() == "compat"))
+            .filter(|c| c.origin == "LD_LIBRARY_PATH" || c.origin == "loader cache")
+            .map(|c| c.path.clone())
+            .collect(),
+    };
+    Nvidia {
+        nvml: answer.state,
+        driver,
+        kernel_module,
+        gpus,
+        toolkits,
+        libraries: copies,
+        headers: libraries::headers(&include_dirs),
+        links: Vec::new(),
+        container,
+    }
+}
 
-    let (mut driver, mut gpus) = match (answer.driver, answer.gpus) {
-        (Some(d), g) => (
+/// The driver and GPUs: NVML's answer, else nvidia-smi's query interface,
+/// else (the driver only) the kernel module's version.
+fn driver_and_gpus(
+    host: &Host,
+    nvml_driver: Option<Driver>,
+    nvml_gpus: Option<Vec<Gpu>>,
+    state: &NvmlState,
+    kernel_module: &Probed<Ver>,
+) -> (Probed<Driver>, Probed<Vec<Gpu>>) {
+    let (mut driver, mut gpus) = match nvml_driver {
+        Some(d) => (
             Probed::Found(d),
-            g.map_or_else(|| Probed::NotEvaluated("NVML did not list the GPUs".into()), Probed::Found),
+            nvml_gpus
+                .map_or_else(|| Probed::NotEvaluated("NVML did not list the GPUs".into()), Probed::Found),
         ),
-        (None, _) => {
-            let why = answer.state.describe();
-            (Probed::NotEvaluated(why.clone()), Probed::NotEvaluated(why))
-        }
+        None => (Probed::NotEvaluated(state.describe()), Probed::NotEvaluated(state.describe())),
     };
     if driver.found().is_none() {
-        // Fallbacks, in order: nvidia-smi's query interface, then the kernel module.
         match driver::query_nvidia_smi(host) {
             Ok((d, g)) => {
                 if let Some(d) = d {
@@ -63,15 +97,18 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
         }
     }
     if driver.found().is_none()
-        && let Probed::Found(v) = &kernel_module
+        && let Probed::Found(v) = kernel_module
     {
-        driver = Probed::Found(crate::snapshot::nvidia::Driver {
-            version: v.clone(),
-            max_cuda: None,
-            source: "/proc/driver/nvidia/version".into(),
-        });
+        let source = "/proc/driver/nvidia/version".into();
+        driver = Probed::Found(Driver { version: v.clone(), max_cuda: None, source });
     }
+    (driver, gpus)
+}
 
+/// Every copy of the libraries that matter outside Python environments (the
+/// loader cache, `LD_LIBRARY_PATH`, CUDA toolkits, TensorRT directories, the
+/// active conda environment), and the include directories beside them.
+fn machine_libraries(host: &Host, toolkits: &[Toolkit]) -> (Vec<LibraryCopy>, Vec<PathBuf>) {
     let search = search_path(host);
     let mut copies = Vec::new();
     for (soname, path) in &search.cache {
@@ -84,25 +121,19 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
     for dir in &search.ld_library_path {
         libraries::scan_dir(dir, "LD_LIBRARY_PATH", &mut copies);
     }
-    let toolkits = libraries::toolkits(host);
     let mut include_dirs = Vec::new();
-    for t in &toolkits {
+    for t in toolkits {
+        let origin = format!("CUDA toolkit {}", t.root.display());
         for lib in ["lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib", "compat"] {
-            libraries::scan_dir(
-                &t.root.join(lib),
-                &format!("CUDA toolkit {}", t.root.display()),
-                &mut copies,
-            );
+            libraries::scan_dir(&t.root.join(lib), &origin, &mut copies);
         }
         include_dirs.push(t.root.join("include"));
     }
     for dir in ["/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/include/aarch64-linux-gnu"] {
         include_dirs.push(host.system_path(dir));
     }
-    for trt in glob_dirs(&host.system_path("/usr/local"), "TensorRT")
-        .into_iter()
-        .chain([host.system_path("/opt/tensorrt")])
-    {
+    let tensorrt_dirs = glob_dirs(&host.system_path("/usr/local"), "TensorRT");
+    for trt in tensorrt_dirs.into_iter().chain([host.system_path("/opt/tensorrt")]) {
         libraries::scan_dir(&trt.join("lib"), &format!("TensorRT {}", trt.display()), &mut copies);
         include_dirs.push(trt.join("include"));
     }
@@ -117,29 +148,7 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
             include_dirs.push(prefix.join("include"));
         }
     }
-
-    let container = ContainerGpu {
-        visible_devices: host.env_str("NVIDIA_VISIBLE_DEVICES"),
-        driver_capabilities: host.env_str("NVIDIA_DRIVER_CAPABILITIES"),
-        compat_libraries: copies
-            .iter()
-            .filter(|c| c.library == Library::Cuda && c.path.components().any(|p| p.as_os_str() == "compat"))
-            .filter(|c| c.origin == "LD_LIBRARY_PATH" || c.origin == "loader cache")
-            .map(|c| c.path.clone())
-            .collect(),
-    };
-
-    Nvidia {
-        nvml: answer.state,
-        driver,
-        kernel_module,
-        gpus,
-        toolkits,
-        libraries: copies,
-        headers: libraries::headers(&include_dirs),
-        links: Vec::new(),
-        container,
-    }
+    (copies, include_dirs)
 }
 
 /// Adds what lives inside the Python environments: pip wheels of CUDA,

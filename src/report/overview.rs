@@ -1,0 +1,446 @@
+//! The verdict by component that the text and Markdown reports share: the
+//! system, the NVIDIA stack, a model, then each Python environment with its
+//! interpreter and stack packages, each line ok / warning / error / n/e / -.
+
+use super::Report;
+use crate::matrix::{Component, Matrix, Severity};
+use crate::snapshot::{ImportStatus, Library, ProbeMode, Probed, PythonEnv};
+
+/// The status of one verdict line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    Absent,
+    Ok,
+    NotEvaluated,
+    Info,
+    Warning,
+    Error,
+}
+
+impl Status {
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Absent => "-",
+            Self::Ok => "ok",
+            Self::NotEvaluated => "n/e",
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Error => "error",
+        }
+    }
+
+    fn of(s: Severity) -> Self {
+        match s {
+            Severity::Info => Self::Info,
+            Severity::Warning => Self::Warning,
+            Severity::Error => Self::Error,
+        }
+    }
+}
+
+pub struct Line {
+    pub status: Status,
+    pub label: String,
+    pub detail: String,
+}
+
+pub struct Section {
+    pub title: String,
+    pub lines: Vec<Line>,
+}
+
+/// The verdict grouped by component: the system, then each Python
+/// environment with its interpreter and stack packages.
+pub fn overview(report: &Report, matrix: &Matrix) -> Vec<Section> {
+    let snap = &report.snapshot;
+    let worst = |subject: Option<&str>, component: Component| {
+        report
+            .findings
+            .iter()
+            .filter(|f| f.subject.as_deref() == subject && f.components.contains(&component))
+            .map(|f| Status::of(f.severity))
+            .max()
+    };
+    let mut sections = Vec::new();
+
+    let system_line = match &snap.system {
+        Probed::Found(s) => {
+            let mut parts = vec![s.os.found().cloned().unwrap_or_else(|| "unknown OS".into())];
+            if let Some(k) = s.kernel.found() {
+                parts.push(format!("kernel {k}"));
+            }
+            parts.push(s.arch.clone());
+            parts.push(match &s.glibc {
+                Probed::Found(v) => format!("glibc {v}"),
+                Probed::NotEvaluated(_) => "glibc unknown".into(),
+            });
+            if let Some(c) = &s.container {
+                parts.push(format!("container: {c}"));
+            }
+            if s.wsl {
+                parts.push("WSL".into());
+            }
+            Line {
+                status: worst(None, Component::SYSTEM).unwrap_or(Status::Ok),
+                label: parts.join(" · "),
+                detail: String::new(),
+            }
+        }
+        Probed::NotEvaluated(r) => {
+            Line { status: Status::NotEvaluated, label: "system".into(), detail: r.clone() }
+        }
+    };
+    let model_only = snap.model.is_some() && !snap.targets.is_empty() && snap.pythons.is_empty();
+    if !model_only {
+        sections.push(Section { title: "System".into(), lines: vec![system_line] });
+    }
+    if let Some(m) = &snap.model {
+        sections.push(model_section(m, &snap.targets, &|c| worst(None, c)));
+    }
+    if let Probed::Found(n) = &snap.nvidia {
+        sections.push(nvidia_section(n, &|c| worst(None, c)));
+    }
+
+    if snap.pythons.is_empty() && !model_only {
+        sections.push(Section {
+            title: "Python".into(),
+            lines: vec![Line {
+                status: worst(None, Component::PYTHON).unwrap_or(Status::NotEvaluated),
+                label: "no Python interpreter found".into(),
+                detail: String::new(),
+            }],
+        });
+    }
+    for env in &snap.pythons {
+        sections.push(python_section(report, matrix, env, &worst));
+    }
+    sections
+}
+
+fn nvidia_section(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Option<Status>) -> Section {
+    let mut lines = driver_and_gpu_lines(n, worst);
+    lines.extend(library_lines(n, worst));
+    for link in &n.links {
+        let (status, detail) = if link.unresolved.is_empty() {
+            (Status::Ok, format!("all {} dependencies resolve", link.resolved.len()))
+        } else {
+            let names: Vec<&str> = link.unresolved.iter().map(|u| u.soname.as_str()).collect();
+            (Status::Error, format!("missing {}", names.join(", ")))
+        };
+        lines.push(Line { status, label: format!("loads {}", link.role), detail });
+    }
+    Section { title: "NVIDIA".into(), lines }
+}
+
+/// The driver, then one line per GPU (none when there is no driver).
+fn driver_and_gpu_lines(
+    n: &crate::snapshot::Nvidia,
+    worst: &dyn Fn(Component) -> Option<Status>,
+) -> Vec<Line> {
+    use crate::snapshot::nvidia::NvmlState;
+    let driver = match &n.driver {
+        Probed::Found(d) => {
+            let cuda = d.max_cuda.as_ref().map(|c| format!(" · supports CUDA up to {c}")).unwrap_or_default();
+            Line {
+                status: worst(Component::DRIVER).unwrap_or(Status::Ok),
+                label: format!("driver {}{cuda}", d.version),
+                detail: format!("via {}", d.source),
+            }
+        }
+        Probed::NotEvaluated(r) => {
+            let absent = matches!(n.nvml, NvmlState::NoLibrary { .. } | NvmlState::DriverNotLoaded)
+                && n.kernel_module.found().is_none();
+            Line {
+                status: worst(Component::DRIVER).unwrap_or(if absent {
+                    Status::Absent
+                } else {
+                    Status::NotEvaluated
+                }),
+                label: "driver".into(),
+                detail: if absent { "no NVIDIA driver".into() } else { r.clone() },
+            }
+        }
+    };
+    let no_driver = driver.status == Status::Absent;
+    let mut lines = vec![driver];
+    match &n.gpus {
+        Probed::Found(gpus) => {
+            for g in gpus {
+                let cc = g
+                    .compute_capability
+                    .as_ref()
+                    .map(|c| format!(" · compute capability {c}"))
+                    .unwrap_or_default();
+                let mem = g.memory_mib.map(|m| format!(" · {} GiB", (m + 512) / 1024)).unwrap_or_default();
+                lines.push(Line {
+                    status: worst(Component::GPU).unwrap_or(Status::Ok),
+                    label: format!("GPU {} {}{cc}{mem}", g.index, g.name),
+                    detail: g.architecture.clone().unwrap_or_default(),
+                });
+            }
+        }
+        Probed::NotEvaluated(_) if no_driver => {}
+        Probed::NotEvaluated(r) => {
+            lines.push(Line { status: Status::NotEvaluated, label: "GPUs".into(), detail: r.clone() })
+        }
+    }
+    lines
+}
+
+/// CUDA (toolkits and runtimes), cuDNN and TensorRT: every version found.
+fn library_lines(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Option<Status>) -> Vec<Line> {
+    let versions = |lib: Library| {
+        let mut v: Vec<String> = n
+            .libraries
+            .iter()
+            .filter(|c| c.library == lib)
+            .map(|c| {
+                c.version
+                    .as_ref()
+                    .map_or_else(|| c.major.map(|m| m.to_string()).unwrap_or_default(), |v| v.to_string())
+            })
+            .filter(|v| !v.is_empty())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let mut cuda: Vec<String> = n
+        .toolkits
+        .iter()
+        .map(|t| {
+            format!(
+                "toolkit {} ({})",
+                t.version.found().map_or("?".into(), |v| v.to_string()),
+                t.root.display()
+            )
+        })
+        .collect();
+    let cudart = versions(Library::Cudart);
+    if !cudart.is_empty() {
+        cuda.push(format!("runtime {}", cudart.join(", ")));
+    }
+    let with_headers = |component: Component, lib: Library| {
+        let mut found: Vec<String> =
+            n.headers.iter().filter(|h| h.component == component).map(|h| h.version.to_string()).collect();
+        // "9" from libcudnn.so.9 adds nothing next to the header's "9.26.0".
+        for l in versions(lib) {
+            if !found.iter().any(|f| f == &l || f.starts_with(&format!("{l}."))) {
+                found.push(l);
+            }
+        }
+        found
+    };
+    vec![
+        component_line("CUDA", cuda, worst(Component::CUDA)),
+        component_line("cuDNN", with_headers(Component::CUDNN, Library::Cudnn), worst(Component::CUDNN)),
+        component_line(
+            "TensorRT",
+            with_headers(Component::TENSORRT, Library::Nvinfer),
+            worst(Component::TENSORRT),
+        ),
+    ]
+}
+
+fn model_section(
+    m: &crate::snapshot::model::ModelFacts,
+    targets: &std::collections::BTreeMap<String, String>,
+    worst: &dyn Fn(Component) -> Option<Status>,
+) -> Section {
+    let opsets: Vec<String> = m.opsets.iter().map(|(d, v)| format!("{d} {v}")).collect();
+    let mut lines = vec![Line {
+        status: worst(Component::new("onnx")).unwrap_or(Status::Ok),
+        label: format!("IR {} · opsets {}", m.ir_version, opsets.join(", ")),
+        detail: m.producer.clone(),
+    }];
+    for (domain, ops) in &m.ops {
+        let total: u64 = ops.values().sum();
+        let mut top: Vec<(&String, &u64)> = ops.iter().collect();
+        top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let names: Vec<String> = top.iter().take(8).map(|(o, n)| format!("{o}×{n}")).collect();
+        lines.push(Line {
+            status: Status::Ok,
+            label: format!("{domain}: {total} nodes"),
+            detail: names.join(" "),
+        });
+    }
+    let mb = m.initializer_bytes as f64 / (1024.0 * 1024.0);
+    let external = if m.external_data.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " · external data in {}",
+            m.external_data.iter().map(|e| e.location.as_str()).collect::<Vec<_>>().join(", ")
+        )
+    };
+    lines.push(Line {
+        status: Status::Ok,
+        label: format!("{} initializers, {mb:.1} MiB{external}", m.initializers),
+        detail: format!("{} subgraphs, {} functions", m.subgraphs, m.functions),
+    });
+    for (name, version) in targets {
+        lines.push(Line {
+            status: Status::Ok,
+            label: format!("target {name} {version}"),
+            detail: String::new(),
+        });
+    }
+    Section { title: format!("Model {}", m.path.display()), lines }
+}
+
+fn component_line(name: &str, found: Vec<String>, worst: Option<Status>) -> Line {
+    if found.is_empty() {
+        Line { status: worst.unwrap_or(Status::Absent), label: name.into(), detail: "not found".into() }
+    } else {
+        Line {
+            status: worst.unwrap_or(Status::Ok),
+            label: format!("{name} {}", found.join(" · ")),
+            detail: String::new(),
+        }
+    }
+}
+
+fn python_section(
+    report: &Report,
+    matrix: &Matrix,
+    env: &PythonEnv,
+    worst: &dyn Fn(Option<&str>, Component) -> Option<Status>,
+) -> Section {
+    let label = env.label();
+    let worst_here = |c: Component| worst(Some(label.as_str()), c);
+    let mut lines = vec![interpreter_line(report, env, &worst_here)];
+    let facts = crate::check::facts::Facts::for_env(&report.snapshot, Some(env), matrix);
+    for package in &matrix.stack {
+        lines.push(package_line(report, matrix, env, package, &facts, &worst_here));
+    }
+    Section { title: format!("Python {} ({})", env.label(), env.source.describe()), lines }
+}
+
+/// The interpreter: implementation, version and kind, or why it is unknown.
+fn interpreter_line(report: &Report, env: &PythonEnv, worst: &dyn Fn(Component) -> Option<Status>) -> Line {
+    let python = worst(Component::PYTHON);
+    match (&env.version, &env.interpreter) {
+        (Probed::Found(v), Probed::Found(i)) => {
+            let implementation = match i.implementation.as_str() {
+                "cpython" => "CPython".to_string(),
+                "pypy" => "PyPy".to_string(),
+                other => other.to_string(),
+            };
+            let kind = env.kind.map(|k| k.as_str()).unwrap_or("unknown kind");
+            Line {
+                status: python.unwrap_or(Status::Ok),
+                label: format!("{implementation} {v} · {kind}"),
+                detail: String::new(),
+            }
+        }
+        (version, Probed::NotEvaluated(reason)) => {
+            let label = match version {
+                Probed::Found(v) => format!("Python {v}"),
+                Probed::NotEvaluated(_) => "Python".into(),
+            };
+            // --fast and pastes never run the interpreter: that is no gap.
+            let status = if report.snapshot.mode != ProbeMode::Full && env.distributions.found().is_some() {
+                python.unwrap_or(Status::Ok)
+            } else {
+                python.unwrap_or(Status::NotEvaluated).max(Status::NotEvaluated)
+            };
+            let detail = match &env.distributions {
+                Probed::NotEvaluated(why) => why.clone(),
+                Probed::Found(_) => reason.clone(),
+            };
+            Line { status, label, detail }
+        }
+        (Probed::NotEvaluated(r), Probed::Found(_)) => {
+            Line { status: Status::NotEvaluated, label: "Python".into(), detail: r.clone() }
+        }
+    }
+}
+
+/// One stack package: its version and what its import showed.
+fn package_line(
+    report: &Report,
+    matrix: &Matrix,
+    env: &PythonEnv,
+    package: &crate::matrix::StackPackage,
+    facts: &crate::check::facts::Facts<'_>,
+    worst: &dyn Fn(Component) -> Option<Status>,
+) -> Line {
+    let key = package.package.as_str();
+    let installed = env.first_installed(&matrix.distributions_of(key));
+    let import = env.import(key);
+    let found = worst(package.component.clone());
+    let (status, detail) = match import.map(|i| &i.status) {
+        _ if installed.is_none() && env.distributions.found().is_none() => {
+            let why =
+                import.map_or_else(|| "package metadata could not be read".into(), |i| i.status.describe());
+            (found.unwrap_or(Status::NotEvaluated).max(Status::NotEvaluated), why)
+        }
+        Some(ImportStatus::Ok) => (found.unwrap_or(Status::Ok), facts_summary(key, facts)),
+        Some(ImportStatus::NotInstalled) | None if installed.is_none() => {
+            if import.is_none()
+                && report.snapshot.mode == ProbeMode::Full
+                && env.interpreter.found().is_none()
+            {
+                (Status::NotEvaluated, String::new())
+            } else {
+                (Status::Absent, "not installed".into())
+            }
+        }
+        Some(ImportStatus::NotInstalled) | None => (found.unwrap_or(Status::Ok), String::new()),
+        Some(ImportStatus::NotEvaluated { .. })
+            if installed.is_none() && env.distributions.found().is_some() =>
+        {
+            (Status::Absent, "not installed".into())
+        }
+        Some(s @ ImportStatus::NotEvaluated { .. }) => {
+            (found.unwrap_or(Status::NotEvaluated).max(Status::NotEvaluated), s.describe())
+        }
+        Some(s) => (found.unwrap_or(Status::Error).max(Status::Error), s.describe()),
+    };
+    let label = match installed {
+        Some(d) => format!("{} {}", d.name, d.version),
+        None => key.to_string(),
+    };
+    Line { status, label, detail }
+}
+
+fn facts_summary(key: &str, facts: &crate::check::facts::Facts<'_>) -> String {
+    use crate::check::facts::Fact;
+    let get = |k: &str| match facts.get(&format!("{key}.{k}")) {
+        Fact::Text(t) => Some(t),
+        Fact::List(l) => Some(l.join(", ")),
+        _ => None,
+    };
+    let mut parts = Vec::new();
+    match key {
+        "torch" => {
+            parts.push(get("cuda").map_or("CPU build".into(), |c| format!("CUDA {c}")));
+            if let Some(c) = get("cudnn_version").or_else(|| get("cudnn")) {
+                parts.push(format!("cuDNN {c}"));
+            }
+            if let Some(a) = get("cuda_available") {
+                parts.push(format!("CUDA available: {a}"));
+            }
+        }
+        "onnx" => {
+            if let Some(ir) = get("ir_version") {
+                parts.push(format!("IR {ir}"));
+            }
+            if let Some(o) = get("max_opset") {
+                parts.push(format!("opset {o}"));
+            }
+        }
+        "onnxruntime" => {
+            if let Some(p) = get("providers") {
+                parts.push(p);
+            }
+        }
+        "protobuf" => {
+            if let Some(b) = get("backend") {
+                parts.push(format!("{b} backend"));
+            }
+        }
+        _ => {}
+    }
+    parts.join(" · ")
+}
