@@ -5,25 +5,22 @@
 //! keeping per report only the findings' codes and a few versions, so
 //! 10,000 reports fit in a few megabytes: which findings affect how many
 //! nodes, and the drift table, nodes grouped by the versions that matter,
-//! outliers (the smallest groups) first. Reports that do not parse are
-//! listed, never fatal.
+//! outliers (the smallest groups) first. Reports that do not parse, or that
+//! another schema wrote, are listed, never fatal.
+//!
+//! Directories are walked without following links to directories, and a
+//! file reached twice (a Kubernetes ConfigMap's `node.json -> ..data/node.json`)
+//! counts once.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-/// The versions compared across nodes, and where each is in a report.
-const DRIFT: &[(&str, &[&str])] = &[
-    ("driver", &["snapshot", "nvidia", "found", "driver", "found", "version"]),
-    ("gpu", &["snapshot", "nvidia", "found", "gpus", "found", "0", "name"]),
-    ("cuda toolkit", &["snapshot", "nvidia", "found", "toolkits", "0", "version", "found"]),
-    ("cudnn", &["snapshot", "nvidia", "found", "headers", "0", "version"]),
-];
-const PACKAGES: &[&str] = &["torch", "onnxruntime", "onnxruntime-gpu", "onnx", "numpy", "tensorrt"];
+use crate::matrix::{Matrix, Severity};
+use crate::snapshot::{Component, Probed, PythonEnv, SCHEMA_VERSION, Snapshot};
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Fleet {
@@ -43,7 +40,7 @@ pub struct Unreadable {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct FleetFinding {
     pub code: String,
-    pub severity: String,
+    pub severity: Severity,
     pub nodes: usize,
     /// Up to five of them.
     pub examples: Vec<String>,
@@ -63,60 +60,69 @@ pub struct Group {
     pub examples: Vec<String>,
 }
 
-#[derive(Default)]
-struct Acc {
+/// The parts of a report the fleet reads.
+#[derive(Deserialize)]
+struct NodeReport {
+    findings: Vec<NodeFinding>,
+    snapshot: Snapshot,
+}
+
+#[derive(Deserialize)]
+struct NodeFinding {
+    code: String,
+    severity: Severity,
+}
+
+/// How many example nodes a finding or a version group keeps.
+const EXAMPLES: usize = 5;
+
+struct Acc<'m> {
+    matrix: &'m Matrix,
     fleet: Fleet,
-    findings: BTreeMap<String, (String, usize, Vec<String>)>,
+    findings: BTreeMap<String, (Severity, usize, Vec<String>)>,
     drift: BTreeMap<String, BTreeMap<String, (usize, Vec<String>)>>,
 }
 
-impl Acc {
-    fn add(&mut self, node: &str, report: &Value) {
-        if report.get("snapshot").is_none() || report.get("findings").is_none() {
-            self.fleet
-                .unreadable
-                .push(Unreadable { source: node.into(), error: "not an onnx-doctor JSON report".into() });
-            return;
-        }
-        self.fleet.nodes += 1;
-        let mut seen = Vec::new();
-        for f in report["findings"].as_array().into_iter().flatten() {
-            let code = f["code"].as_str().unwrap_or("?").to_string();
-            if seen.contains(&code) {
-                continue; // one node counts once per code
-            }
-            let e = self
-                .findings
-                .entry(code.clone())
-                .or_insert_with(|| (f["severity"].as_str().unwrap_or("?").to_string(), 0, Vec::new()));
-            e.1 += 1;
-            if e.2.len() < 5 {
-                e.2.push(node.into());
-            }
-            seen.push(code);
-        }
-        for (component, path) in DRIFT {
-            let value = path.iter().try_fold(report, |v, k| match k.parse::<usize>() {
-                Ok(i) => v.get(i),
-                Err(_) => v.get(*k),
-            });
-            self.group(component, value.and_then(Value::as_str).unwrap_or("(none)"), node);
-        }
-        let dists = report["snapshot"]["pythons"][0]["distributions"]["found"].as_array();
-        for name in PACKAGES {
-            let v = dists
-                .and_then(|d| d.iter().find(|x| x["name"] == *name))
-                .and_then(|x| x["version"].as_str())
-                .unwrap_or("(none)");
-            self.group(name, v, node);
+impl Acc<'_> {
+    fn unreadable(&mut self, source: impl Into<String>, error: impl Into<String>) {
+        self.fleet.unreadable.push(Unreadable { source: source.into(), error: error.into() });
+    }
+
+    /// One report's text: parsed, checked for its schema, added.
+    fn add_text(&mut self, node: &str, source: &str, text: &str) {
+        match serde_json::from_str::<NodeReport>(text) {
+            Ok(report) => self.add(node, source, &report),
+            Err(e) => self.unreadable(source, format!("not an onnx-doctor JSON report ({e})")),
         }
     }
 
-    fn group(&mut self, component: &str, version: &str, node: &str) {
-        let g = self.drift.entry(component.into()).or_default().entry(version.into()).or_default();
-        g.0 += 1;
-        if g.1.len() < 5 {
-            g.1.push(node.into());
+    fn add(&mut self, node: &str, source: &str, report: &NodeReport) {
+        let version = report.snapshot.schema_version;
+        if version != SCHEMA_VERSION {
+            let why =
+                format!("skipped: snapshot schema {version}, and this doctor reads schema {SCHEMA_VERSION}");
+            self.unreadable(source, why);
+            return;
+        }
+        self.fleet.nodes += 1;
+        let mut seen = BTreeSet::new();
+        for f in &report.findings {
+            if !seen.insert(f.code.as_str()) {
+                continue; // one node counts once per code
+            }
+            let e = self.findings.entry(f.code.clone()).or_insert((f.severity, 0, Vec::new()));
+            e.0 = e.0.max(f.severity);
+            e.1 += 1;
+            if e.2.len() < EXAMPLES {
+                e.2.push(node.into());
+            }
+        }
+        for (component, version) in versions(&report.snapshot, self.matrix) {
+            let g = self.drift.entry(component).or_default().entry(version).or_default();
+            g.0 += 1;
+            if g.1.len() < EXAMPLES {
+                g.1.push(node.into());
+            }
         }
     }
 
@@ -128,10 +134,10 @@ impl Acc {
             .collect();
         findings.sort_by(|a, b| b.nodes.cmp(&a.nodes).then(a.code.cmp(&b.code)));
         self.fleet.findings = findings;
-        self.fleet.drift = self
+        let mut drift: Vec<Drift> = self
             .drift
             .into_iter()
-            .filter(|(_, groups)| !(groups.len() == 1 && groups.contains_key("(none)")))
+            .filter(|(_, groups)| !(groups.len() == 1 && groups.contains_key(NONE)))
             .map(|(component, groups)| {
                 let mut groups: Vec<Group> = groups
                     .into_iter()
@@ -142,82 +148,114 @@ impl Acc {
             })
             .collect();
         // Components that differ across nodes come first.
-        self.fleet
-            .drift
-            .sort_by(|a, b| b.groups.len().cmp(&a.groups.len()).then(a.component.cmp(&b.component)));
+        drift.sort_by(|a, b| b.groups.len().cmp(&a.groups.len()).then(a.component.cmp(&b.component)));
+        self.fleet.drift = drift;
         self.fleet
     }
+}
+
+/// What a node has none of.
+const NONE: &str = "(none)";
+
+/// The versions compared across nodes: the driver, the first GPU, the CUDA
+/// toolkit, cuDNN, and each stack package of the first Python environment.
+fn versions(s: &Snapshot, matrix: &Matrix) -> Vec<(String, String)> {
+    let text = |v: Option<String>| v.unwrap_or_else(|| NONE.to_string());
+    let n = s.nvidia.found();
+    let mut out = vec![
+        ("driver".to_string(), text(n.and_then(|n| n.driver.found()).map(|d| d.version.to_string()))),
+        ("gpu".into(), text(n.and_then(|n| n.gpus.found()?.first().map(|g| g.name.clone())))),
+        (
+            "cuda toolkit".into(),
+            text(n.and_then(|n| n.toolkits.iter().find_map(|t| t.version.found())).map(ToString::to_string)),
+        ),
+        (
+            "cudnn".into(),
+            text(
+                n.and_then(|n| n.headers.iter().find(|h| h.component == Component::CUDNN))
+                    .map(|h| h.version.to_string()),
+            ),
+        ),
+    ];
+    let env: Option<&PythonEnv> = s.pythons.first();
+    for package in &matrix.stack {
+        let installed = env.and_then(|e| e.first_installed(&matrix.distributions_of(&package.package)));
+        let version = installed.map(|d| {
+            if d.name == package.package {
+                d.version.to_string()
+            } else {
+                format!("{} ({})", d.version, d.name)
+            }
+        });
+        out.push((package.package.clone(), text(version)));
+    }
+    if let Probed::NotEvaluated(_) = &s.nvidia {
+        out.retain(|(c, _)| !["driver", "gpu", "cuda toolkit", "cudnn"].contains(&c.as_str()));
+    }
+    out
 }
 
 /// Aggregates reports from files, directories (their `*.json`, recursively)
 /// and `-` (standard input: concatenated JSON documents or JSON lines).
-pub fn aggregate(inputs: &[PathBuf]) -> Fleet {
-    let mut acc = Acc::default();
+pub fn aggregate(inputs: &[PathBuf], matrix: &Matrix) -> Fleet {
+    let mut acc = Acc { matrix, fleet: Fleet::default(), findings: BTreeMap::new(), drift: BTreeMap::new() };
+    let mut files = Vec::new();
     for input in inputs {
         if input == Path::new("-") {
             let mut text = String::new();
-            if let Err(e) = std::io::stdin().lock().read_to_string(&mut text) {
-                acc.fleet.unreadable.push(Unreadable { source: "-".into(), error: e.to_string() });
-                continue;
+            match std::io::stdin().lock().read_to_string(&mut text) {
+                Ok(_) => read_stream(&mut acc, &text, "stdin"),
+                Err(e) => acc.unreadable("-", e.to_string()),
             }
-            read_stream(&mut acc, &text, "stdin");
         } else if input.is_dir() {
-            let mut files = Vec::new();
             collect_json(input, &mut files);
-            files.sort();
-            for f in files {
-                read_file(&mut acc, &f);
-            }
         } else {
-            read_file(&mut acc, input);
+            files.push(input.clone());
         }
+    }
+    // Each real file once, whatever links reach it.
+    let mut seen = BTreeSet::new();
+    files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+    files.sort();
+    for f in files {
+        read_file(&mut acc, &f);
     }
     acc.finish()
 }
 
+/// The `*.json` files under `dir`, not following links to directories.
 fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else { return };
     for e in rd.flatten() {
         let p = e.path();
-        if p.is_dir() {
+        let Ok(kind) = e.file_type() else { continue };
+        if kind.is_dir() {
             collect_json(&p, out);
-        } else if p.extension().is_some_and(|x| x == "json") {
+        } else if p.extension().is_some_and(|x| x == "json") && p.is_file() {
             out.push(p);
         }
     }
 }
 
-fn read_file(acc: &mut Acc, path: &Path) {
+fn read_file(acc: &mut Acc<'_>, path: &Path) {
     let node =
         path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned());
-    match std::fs::read(path) {
-        Err(e) => {
-            acc.fleet.unreadable.push(Unreadable { source: path.display().to_string(), error: e.to_string() })
-        }
-        Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
-            Ok(v) => acc.add(&node, &v),
-            Err(e) => acc
-                .fleet
-                .unreadable
-                .push(Unreadable { source: path.display().to_string(), error: e.to_string() }),
-        },
+    let source = path.display().to_string();
+    match crate::host::read_bounded(path) {
+        Ok(text) => acc.add_text(&node, &source, &text),
+        Err(e) => acc.unreadable(source, e.to_string()),
     }
 }
 
-fn read_stream(acc: &mut Acc, text: &str, source: &str) {
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
-    let mut i = 0;
-    loop {
-        match stream.next() {
-            None => break,
-            Some(Ok(v)) => {
-                i += 1;
-                acc.add(&format!("{source}#{i}"), &v);
-            }
-            Some(Err(e)) => {
-                acc.fleet
-                    .unreadable
-                    .push(Unreadable { source: format!("{source} after report {i}"), error: e.to_string() });
+fn read_stream(acc: &mut Acc<'_>, text: &str, source: &str) {
+    let stream = serde_json::Deserializer::from_str(text).into_iter::<serde_json::Value>();
+    for (i, item) in stream.enumerate() {
+        let name = format!("{source}#{}", i + 1);
+        match item.map(serde_json::from_value::<NodeReport>) {
+            Ok(Ok(report)) => acc.add(&name, &name, &report),
+            Ok(Err(e)) => acc.unreadable(name, format!("not an onnx-doctor JSON report ({e})")),
+            Err(e) => {
+                acc.unreadable(format!("{source} after report {i}"), e.to_string());
                 break; // the rest of the stream cannot be trusted to resynchronise
             }
         }

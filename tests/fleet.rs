@@ -107,3 +107,54 @@ fn json_lines_on_standard_input_are_a_fleet_too() {
     assert_eq!(f["nodes"], 3);
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// A Kubernetes ConfigMap mounts each key as a link into a hidden,
+/// timestamped directory (`node.json -> ..data/node.json`, `..data ->
+/// ..2026_11_23...`); a `self -> .` link loops. Each real report counts once.
+#[test]
+fn linked_reports_and_directory_loops_count_each_report_once() {
+    use std::os::unix::fs::symlink;
+    let t = tempfile::tempdir().unwrap();
+    fleet(t.path());
+    let mount = t.path().join("configmap");
+    let stamped = mount.join("..2026_11_23_10_00_00.123");
+    std::fs::create_dir_all(&stamped).unwrap();
+    for n in ["node01", "node08"] {
+        std::fs::copy(t.path().join(format!("reports/{n}.json")), stamped.join(format!("{n}.json"))).unwrap();
+        symlink(format!("..data/{n}.json"), mount.join(format!("{n}.json"))).unwrap();
+    }
+    symlink("..2026_11_23_10_00_00.123", mount.join("..data")).unwrap();
+    symlink(".", mount.join("self")).unwrap();
+    symlink("..", mount.join("up")).unwrap();
+    let out = doctor().args(["fleet", "--format", "json"]).arg(&mount).output().unwrap();
+    let f = json(&out.stdout);
+    assert_eq!(f["nodes"], 2, "{f:#}");
+}
+
+#[test]
+fn a_report_of_another_schema_is_skipped_with_a_reason() {
+    let t = tempfile::tempdir().unwrap();
+    fleet(t.path());
+    let text = std::fs::read_to_string(t.path().join("reports/node01.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["snapshot"]["schema_version"] = json!(99);
+    std::fs::write(t.path().join("reports/node01.json"), v.to_string()).unwrap();
+    let out = doctor().args(["fleet", "--format", "json"]).arg(t.path().join("reports")).output().unwrap();
+    let f = json(&out.stdout);
+    assert_eq!(f["nodes"], 9);
+    let skipped = f["unreadable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["source"].as_str().unwrap().ends_with("node01.json"));
+    assert!(skipped.unwrap()["error"].as_str().unwrap().contains("schema 99"), "{f:#}");
+}
+
+#[test]
+fn fleet_refuses_the_ci_formats_it_does_not_write() {
+    let t = tempfile::tempdir().unwrap();
+    fleet(t.path());
+    let out = doctor().args(["fleet", "--format", "junit"]).arg(t.path().join("reports")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("text, json or markdown"));
+}

@@ -71,7 +71,7 @@ pub fn run(cli: Cli) -> Result<u8, AppError> {
             emit(s.output.as_deref(), &catalog::explain(rule, s.format))?;
             Ok(exit::OK)
         }
-        Some(Command::Fleet { reports }) => fleet(s, reports),
+        Some(Command::Fleet { reports }) => fleet(s, &matrix, reports),
         Some(Command::Completions { shell }) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut buf = Vec::new();
@@ -150,15 +150,21 @@ fn parse_target(t: &str) -> Result<(String, String), AppError> {
     Ok((name, version.trim().to_string()))
 }
 
-fn fleet(s: &Settings, reports: &[PathBuf]) -> Result<u8, AppError> {
-    let fleet = crate::fleet::aggregate(reports);
+fn fleet(s: &Settings, matrix: &Matrix, reports: &[PathBuf]) -> Result<u8, AppError> {
+    let fleet = crate::fleet::aggregate(reports, matrix);
     let rendered = match s.format {
         Format::Json => serde_json::to_string_pretty(&fleet).expect("a fleet serialises") + "\n",
         Format::Markdown => crate::fleet::render_markdown(&fleet),
-        _ => crate::fleet::render_text(&fleet),
+        Format::Text => crate::fleet::render_text(&fleet),
+        Format::Github | Format::Junit => {
+            return Err(AppError::Usage(
+                "fleet writes text, json or markdown; run the doctor with --format github or junit on each node instead"
+                    .into(),
+            ));
+        }
     };
     emit(s.output.as_deref(), &rendered)?;
-    let failing = fleet.findings.iter().any(|f| f.severity == "error" || f.severity == s.fail_on.as_str());
+    let failing = fleet.findings.iter().any(|f| f.severity >= s.fail_on);
     Ok(if fleet.nodes == 0 {
         exit::NOT_EVALUATED
     } else if failing {

@@ -1,7 +1,11 @@
 //! The terminal side of a run: where the output goes, and the progress line
 //! a person sees while Python imports the stack.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use console::Term;
 use std::path::Path;
 use std::time::Duration;
 
@@ -26,20 +30,19 @@ pub fn emit(output: Option<&Path>, text: &str) -> Result<(), AppError> {
 /// written when stderr is not a terminal (pipes, CI logs) or with `--fast`,
 /// and the line is erased before the report is printed.
 pub struct Progress {
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Progress {
     pub fn start(fast: bool) -> Option<Self> {
-        if fast || !std::io::stderr().is_terminal() || std::env::var_os("CI").is_some() {
+        let term = Term::stderr();
+        if fast || !term.is_term() || std::env::var_os("CI").is_some() {
             return None;
         }
-        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::spawn(move || {
-            use std::io::Write as _;
-            use std::sync::atomic::Ordering;
             let started = std::time::Instant::now();
             let mut shown = false;
             while !flag.load(Ordering::Relaxed) {
@@ -49,15 +52,16 @@ impl Progress {
                 if elapsed < Duration::from_millis(400) || flag.load(Ordering::Relaxed) {
                     continue;
                 }
-                let _ = write!(
-                    std::io::stderr(),
-                    "\r\x1b[2Konnx-doctor: importing the Python stack to probe it… {:.1} s",
+                let _ = term.clear_line();
+                let line = format!(
+                    "onnx-doctor: importing the Python stack to probe it… {:.1} s",
                     elapsed.as_secs_f64()
                 );
+                let _ = term.write_str(&line);
                 shown = true;
             }
             if shown {
-                let _ = write!(std::io::stderr(), "\r\x1b[2K");
+                let _ = term.clear_line();
             }
         });
         Some(Self { stop, thread: Some(thread) })
@@ -66,7 +70,7 @@ impl Progress {
 
 impl Drop for Progress {
     fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.stop.store(true, Ordering::Relaxed);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }

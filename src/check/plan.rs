@@ -67,15 +67,26 @@ const VALUE_OPTIONS: &[&str] =
 /// Reads a fix command: `python -m pip install [--upgrade] [--index-url U] "req" ...`,
 /// `pip uninstall -y a b`, chained with `&&`; a `# comment` is prose.
 fn effect_of(fix: &str) -> Effect {
-    let command = strip_comment(fix);
     let mut effect = Effect::default();
-    for part in command.split("&&").map(str::trim).filter(|p| !p.is_empty()) {
-        let words = shell_words(part);
-        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    // Unbalanced quotes: not a command to reason about.
+    let Some(words) = shlex::split(fix) else {
+        effect.other.push(fix.to_string());
+        return effect;
+    };
+    let parts: Vec<&[String]> = words.split(|w| w == "&&").filter(|p| !p.is_empty()).collect();
+    let single = parts.len() == 1;
+    for part in parts {
+        let words: Vec<&str> = part.iter().map(String::as_str).collect();
         let rest = match words.as_slice() {
             ["python" | "python3", "-m", "pip", rest @ ..] | ["pip" | "pip3", rest @ ..] => rest,
+            // Anything else is kept as written: alone, the fix itself;
+            // inside a chain, the part re-quoted for the shell.
+            _ if single => {
+                effect.other.push(fix.trim().to_string());
+                continue;
+            }
             _ => {
-                effect.other.push(part.to_string());
+                effect.other.push(shlex::try_join(words.iter().copied()).unwrap_or_else(|_| part.join(" ")));
                 continue;
             }
         };
@@ -83,12 +94,14 @@ fn effect_of(fix: &str) -> Effect {
             ["install", args @ ..] => match pip_install(args) {
                 Some(installs) => effect.installs.extend(installs),
                 // A path, a URL, a -r file: not something to reason about.
-                None => effect.other.push(part.to_string()),
+                None => effect
+                    .other
+                    .push(shlex::try_join(words.iter().copied()).unwrap_or_else(|_| part.join(" "))),
             },
             ["uninstall", args @ ..] => effect
                 .uninstalls
                 .extend(args.iter().filter(|a| !a.starts_with('-')).map(|a| normalize_name(a))),
-            _ => effect.other.push(part.to_string()),
+            _ => effect.other.push(shlex::try_join(words.iter().copied()).unwrap_or_else(|_| part.join(" "))),
         }
     }
     effect
@@ -116,52 +129,6 @@ fn pip_install(args: &[&str]) -> Option<Vec<Install>> {
     }
     let options = options.join(" ");
     Some(names.into_iter().map(|(name, spec)| Install { options: options.clone(), name, spec }).collect())
-}
-
-/// The command without its `# comment`, quotes respected.
-fn strip_comment(s: &str) -> &str {
-    let mut quote = None;
-    let mut previous = ' ';
-    for (i, c) in s.char_indices() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '#') if previous.is_whitespace() => return s[..i].trim(),
-            _ => {}
-        }
-        previous = c;
-    }
-    s.trim()
-}
-
-/// Splits a command line on blanks, honouring single and double quotes.
-fn shell_words(s: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut quote = None;
-    let mut started = false;
-    for c in s.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.push(c),
-            (None, '"' | '\'') => {
-                quote = Some(c);
-                started = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if started || !word.is_empty() {
-                    words.push(std::mem::take(&mut word));
-                }
-                started = false;
-            }
-            (None, c) => word.push(c),
-        }
-    }
-    if started || !word.is_empty() {
-        words.push(word);
-    }
-    words
 }
 
 /// Whether some version meets every specifier. Candidates are the versions

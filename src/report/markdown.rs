@@ -13,7 +13,10 @@ pub fn render(report: &Report, matrix: &Matrix, exit_code: u8) -> String {
     let _ = writeln!(
         out,
         "**Verdict: {}** — {} errors, {} warnings, {} checks not evaluated (exit {exit_code})\n",
-        s.verdict, s.errors, s.warnings, s.not_evaluated
+        s.verdict.as_str(),
+        s.errors,
+        s.warnings,
+        s.not_evaluated
     );
     let _ = writeln!(out, "{} · {}\n", report.doctor, report.matrix_line());
     if report.findings.is_empty() {

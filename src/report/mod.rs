@@ -59,11 +59,34 @@ pub struct MatrixInfo {
     pub overlays: Vec<String>,
 }
 
+/// The word for a whole run.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Ok,
+    Info,
+    Warning,
+    Error,
+    /// Nothing could be probed, so nothing was judged.
+    NotEvaluated,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Error => "error",
+            Self::NotEvaluated => "not_evaluated",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Summary {
-    /// The worst severity found: "error", "warning", "info" or "ok";
-    /// "not_evaluated" when nothing could be probed.
-    pub verdict: String,
+    /// The worst severity found, or that nothing could be probed.
+    pub verdict: Verdict,
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
@@ -78,15 +101,15 @@ impl Report {
         let (errors, warnings, infos) =
             (count(Severity::Error), count(Severity::Warning), count(Severity::Info));
         let verdict = if !snapshot_has_facts(&snapshot) {
-            "not_evaluated"
+            Verdict::NotEvaluated
         } else if errors > 0 {
-            "error"
+            Verdict::Error
         } else if warnings > 0 {
-            "warning"
+            Verdict::Warning
         } else if infos > 0 {
-            "info"
+            Verdict::Info
         } else {
-            "ok"
+            Verdict::Ok
         };
         let not_evaluated =
             judgement.outcomes.iter().filter(|o| matches!(o.outcome, Outcome::NotEvaluated { .. })).count();
@@ -98,7 +121,7 @@ impl Report {
                 overlays: matrix.overlays.clone(),
             },
             summary: Summary {
-                verdict: verdict.into(),
+                verdict,
                 errors,
                 warnings,
                 infos,
@@ -115,12 +138,12 @@ impl Report {
     /// 0: nothing at or above `fail_on`; 1: findings at or above it;
     /// 3: nothing could be probed, so nothing was judged.
     pub fn exit_code(&self, fail_on: Severity) -> u8 {
-        if self.summary.verdict == "not_evaluated" {
-            3
+        if self.summary.verdict == Verdict::NotEvaluated {
+            crate::exit::NOT_EVALUATED
         } else if self.findings.iter().any(|f| f.severity >= fail_on) {
-            1
+            crate::exit::FINDINGS
         } else {
-            0
+            crate::exit::OK
         }
     }
 
@@ -146,4 +169,3 @@ fn snapshot_has_facts(s: &Snapshot) -> bool {
         || s.pasted.as_ref().is_some_and(|p| !p.error_lines.is_empty() || !p.facts.is_empty())
         || s.model.is_some()
 }
-

@@ -3,40 +3,57 @@
 
 use std::fmt::Write as _;
 
-use super::{Report, Status, overview};
+use console::Style;
+
+use super::{Report, Status, Verdict, overview};
 use crate::matrix::Matrix;
 use crate::matrix::Severity;
 
-/// ANSI styling, or none.
+/// Terminal styling, or none.
 #[derive(Clone, Copy)]
 pub struct Paint(pub bool);
 
 impl Paint {
-    fn wrap(self, code: &str, s: &str) -> String {
-        if self.0 { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
+    fn style(self, style: Style, s: &str) -> String {
+        style.force_styling(self.0).apply_to(s).to_string()
     }
     pub fn bold(self, s: &str) -> String {
-        self.wrap("1", s)
+        self.style(Style::new().bold(), s)
     }
     pub fn dim(self, s: &str) -> String {
-        self.wrap("2", s)
+        self.style(Style::new().dim(), s)
+    }
+    fn red(self, s: &str) -> String {
+        self.style(Style::new().red().bold(), s)
+    }
+    fn yellow(self, s: &str) -> String {
+        self.style(Style::new().yellow(), s)
+    }
+    fn green(self, s: &str) -> String {
+        self.style(Style::new().green(), s)
+    }
+    fn cyan(self, s: &str) -> String {
+        self.style(Style::new().cyan(), s)
+    }
+    fn magenta(self, s: &str) -> String {
+        self.style(Style::new().magenta(), s)
     }
     fn status(self, st: Status) -> String {
         let word = format!("{:<7}", st.word());
         match st {
-            Status::Ok => self.wrap("32", &word),
-            Status::Error => self.wrap("1;31", &word),
-            Status::Warning => self.wrap("33", &word),
-            Status::Info => self.wrap("36", &word),
-            Status::NotEvaluated => self.wrap("35", &word),
+            Status::Ok => self.green(&word),
+            Status::Error => self.red(&word),
+            Status::Warning => self.yellow(&word),
+            Status::Info => self.cyan(&word),
+            Status::NotEvaluated => self.magenta(&word),
             Status::Absent => self.dim(&word),
         }
     }
     fn severity(self, s: Severity) -> String {
         match s {
-            Severity::Error => self.wrap("1;31", "error"),
-            Severity::Warning => self.wrap("33", "warning"),
-            Severity::Info => self.wrap("36", "info"),
+            Severity::Error => self.red("error"),
+            Severity::Warning => self.yellow("warning"),
+            Severity::Info => self.cyan("info"),
         }
     }
 }
@@ -96,11 +113,11 @@ pub fn render(report: &Report, matrix: &Matrix, paint: Paint, exit_code: u8) -> 
         parts.push(format!("{} not evaluated", plural(s.not_evaluated, "check")));
     }
     parts.push(plural(s.python_environments, "Python environment"));
-    let verdict = match s.verdict.as_str() {
-        "not_evaluated" => paint.wrap("35", "nothing could be probed"),
-        "error" => paint.wrap("1;31", "problems found"),
-        "warning" => paint.wrap("33", "warnings"),
-        _ => paint.wrap("32", "healthy"),
+    let verdict = match s.verdict {
+        Verdict::NotEvaluated => paint.magenta("nothing could be probed"),
+        Verdict::Error => paint.red("problems found"),
+        Verdict::Warning => paint.yellow("warnings"),
+        Verdict::Info | Verdict::Ok => paint.green("healthy"),
     };
     let _ = writeln!(out, "\n{}: {} · exit {exit_code}", verdict, parts.join(", "));
     out
@@ -110,21 +127,10 @@ fn plural(n: usize, word: &str) -> String {
     if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 
-/// Wraps prose to `width`, indenting continuation lines by `indent`.
+/// Wraps prose to `width` columns of text, indenting continuation lines by
+/// `indent` (the first line's indent is the caller's).
 pub fn wrap(text: &str, width: usize, indent: usize) -> String {
-    let mut out = String::new();
-    let mut col = 0;
-    for word in text.split_whitespace() {
-        if col > 0 && col + 1 + word.len() > width {
-            out.push('\n');
-            out.push_str(&" ".repeat(indent));
-            col = 0;
-        } else if col > 0 {
-            out.push(' ');
-            col += 1;
-        }
-        out.push_str(word);
-        col += word.len();
-    }
-    out
+    let pad = " ".repeat(indent);
+    let options = textwrap::Options::new(width + indent).initial_indent(&pad).subsequent_indent(&pad);
+    textwrap::fill(text, options).trim_start().to_string()
 }

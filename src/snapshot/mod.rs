@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -490,22 +491,11 @@ impl PythonEnv {
 }
 
 /// Normalises a distribution name as PEP 503 does: lower case, runs of
-/// `-`, `_` and `.` become one `-`.
+/// `-`, `_` and `.` become one `-`. A string that is no valid name (pasted
+/// junk) is only trimmed and lower-cased, and so matches no distribution.
 pub fn normalize_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut sep = false;
-    for c in name.trim().chars() {
-        if matches!(c, '-' | '_' | '.') {
-            sep = true;
-        } else {
-            if sep && !out.is_empty() {
-                out.push('-');
-            }
-            sep = false;
-            out.push(c.to_ascii_lowercase());
-        }
-    }
-    out
+    let name = name.trim();
+    pep508_rs::PackageName::from_str(name).map_or_else(|_| name.to_lowercase(), |n| n.to_string())
 }
 
 #[cfg(test)]
