@@ -39,6 +39,21 @@ fn a_healthy_current_stack_exits_0_with_no_error_findings() {
     assert_eq!(env["kind"], "venv");
 }
 
+/// The first run of a new user: a Python with nothing installed. Without
+/// protobuf the `google` namespace is missing too, and that is "not
+/// installed", not a failed import.
+#[test]
+fn a_python_with_nothing_installed_is_healthy_and_every_package_is_absent() {
+    let venv = venv("empty", &[]);
+    let (code, report) = check_json(&venv, &[]);
+    assert_eq!(code, 0, "{:#}", report["findings"]);
+    assert_eq!(report["findings"], serde_json::json!([]));
+    let env = &report["snapshot"]["pythons"][0];
+    for import in env["imports"].as_array().unwrap() {
+        assert_eq!(import["status"]["state"], "not_installed", "{import:#}");
+    }
+}
+
 #[test]
 fn onnxruntime_1_17_with_numpy_2_fails_to_import_and_is_explained() {
     let venv = ort117_numpy2_venv();

@@ -196,6 +196,9 @@ def probe(spec, user_cwd):
             record["shadowed_by"] = shadow
     try:
         found = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        # A parent package is missing: `google` for google.protobuf.
+        found = False
     except Exception:
         found = True  # let the import say what is wrong
     if not found:
