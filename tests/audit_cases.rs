@@ -4,50 +4,29 @@
 //! only a paste carries: GPU names and error lines), so they depend on the
 //! report's JSON and not on the crate's Rust API.
 
-use assert_cmd::Command;
+mod support;
+
 use serde_json::{Value, json};
+use support::world::World;
+use support::{finding, finding_codes as codes};
 
-fn judge(snapshot: Value) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("s.json");
-    std::fs::write(&p, snapshot.to_string()).unwrap();
-    let out = Command::cargo_bin("onnx-doctor")
-        .unwrap()
-        .env_remove("VIRTUAL_ENV")
-        .env_remove("CONDA_PREFIX")
-        .args(["--format", "json", "--snapshot"])
-        .arg(&p)
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+/// The report of the doctor on a world's snapshot.
+trait Judge {
+    fn judge(self) -> Value;
 }
 
-/// `diagnose -` on a pasted text.
+impl Judge for World {
+    fn judge(self) -> Value {
+        support::judge(&self)
+    }
+}
+
+fn world() -> World {
+    World::new()
+}
+
 fn diagnose(text: &str) -> Value {
-    let out = Command::cargo_bin("onnx-doctor")
-        .unwrap()
-        .env_remove("VIRTUAL_ENV")
-        .env_remove("CONDA_PREFIX")
-        .args(["diagnose", "-", "--format", "json"])
-        .write_stdin(text.as_bytes().to_vec())
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-fn codes(report: &Value) -> Vec<String> {
-    report["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap().to_string()).collect()
-}
-
-fn finding<'a>(report: &'a Value, code: &str) -> &'a Value {
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == code)
-        .unwrap_or_else(|| panic!("no finding {code} in {:#}", report["findings"]))
+    support::diagnose_text(text)
 }
 
 /// `code` fired; returns its message.
@@ -66,80 +45,6 @@ fn quiet(report: &Value, code: &str) {
         .map(|o| o.to_string())
         .unwrap_or_default();
     assert!(!outcome.contains("not_evaluated") && !outcome.contains("NotEvaluated"), "{code}: {outcome}");
-}
-
-/// A healthy machine: Ubuntu, driver 580.95.05 read through NVML, one
-/// RTX 4090, and one Python 3.11 environment with nothing installed.
-#[derive(Clone)]
-struct World(Value);
-
-fn world() -> World {
-    World(json!({
-        "schema_version": 1,
-        "probed_by": "audit_cases",
-        "mode": "fast",
-        "expectations": [],
-        "system": {"found": {"os": {"found": "Ubuntu 24.04"}, "kernel": {"found": "6.8.0"}, "arch": "x86_64",
-                             "glibc": {"found": "2.39"}, "container": null, "wsl": false}},
-        "pythons": [{"executable": "/env/bin/python", "source": "flag", "version": {"found": "3.11.9"},
-                     "kind": "venv", "interpreter": {"not_evaluated": "fixture"}, "site_dirs": [],
-                     "distributions": {"found": []}, "imports": []}],
-        "nvidia": {"found": {"nvml": {"state": "ok"},
-                             "driver": {"found": {"version": "580.95.05", "max_cuda": "13.0", "source": "nvml"}},
-                             "kernel_module": {"found": "580.95.05"},
-                             "gpus": {"found": [{"index": 0, "name": "NVIDIA GeForce RTX 4090",
-                                                 "compute_capability": "8.9", "architecture": "Ada",
-                                                 "memory_mib": 24564, "uuid": null}]}}}
-    }))
-}
-
-impl World {
-    fn python(mut self, v: &str) -> Self {
-        self.0["pythons"][0]["version"] = json!({"found": v});
-        self
-    }
-
-    fn dists(mut self, list: &[(&str, &str)]) -> Self {
-        let dists = self.0["pythons"][0]["distributions"]["found"].as_array_mut().unwrap();
-        for (name, version) in list {
-            dists.retain(|d| d["name"] != *name);
-            dists.push(
-                json!({"name": name, "version": version, "location": "/env/lib/python3/site-packages"}),
-            );
-        }
-        self
-    }
-
-    fn imported(mut self, package: &str, facts: Value) -> Self {
-        self.0["mode"] = json!("full");
-        self.0["pythons"][0]["imports"]
-            .as_array_mut()
-            .unwrap()
-            .push(json!({"package": package, "module": package, "status": {"state": "ok"}, "facts": facts}));
-        self
-    }
-
-    fn driver(mut self, v: &str) -> Self {
-        self.0["nvidia"]["found"]["driver"]["found"]["version"] = json!(v);
-        self.0["nvidia"]["found"]["kernel_module"] = json!({"found": v});
-        self
-    }
-
-    fn gpu(mut self, name: &str, cc: &str) -> Self {
-        self.0["nvidia"]["found"]["gpus"]["found"][0]["name"] = json!(name);
-        self.0["nvidia"]["found"]["gpus"]["found"][0]["compute_capability"] = json!(cc);
-        self
-    }
-
-    fn cudnn_header(mut self, version: &str) -> Self {
-        self.0["nvidia"]["found"]["headers"] =
-            json!([{"component": "cudnn", "version": version, "path": "/usr/include/cudnn_version.h"}]);
-        self
-    }
-
-    fn judge(self) -> Value {
-        judge(self.0)
-    }
 }
 
 // -- torch 2.9-2.15 export IR 10: onnxruntime 1.18 is the first to load it ------------------
@@ -333,12 +238,12 @@ fn the_tensorrt_plugin_info_line_is_not_an_unsupported_node() {
 fn cudnn_8_0_to_8_5_run_on_compute_capability_3_0() {
     let code = "gpu-not-supported-by-cudnn";
     for cudnn in ["8.0.5", "8.4.1", "8.5.0"] {
-        quiet(&world().gpu("Quadro K4000", "3.0").cudnn_header(cudnn).judge(), code);
-        let msg = fires(&world().gpu("GeForce GTX 580", "2.0").cudnn_header(cudnn).judge(), code);
+        quiet(&world().gpu("Quadro K4000", "3.0").header("cudnn", cudnn).judge(), code);
+        let msg = fires(&world().gpu("GeForce GTX 580", "2.0").header("cudnn", cudnn).judge(), code);
         assert!(msg.contains("3.0 and newer"), "{msg}");
     }
     // 8.9 still starts at Maxwell.
-    fires(&world().gpu("Quadro K4000", "3.0").cudnn_header("8.9.7").judge(), code);
+    fires(&world().gpu("Quadro K4000", "3.0").header("cudnn", "8.9.7").judge(), code);
 }
 
 // -- CUDA 13.4 ------------------------------------------------------------------------------------

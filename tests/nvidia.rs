@@ -24,16 +24,59 @@ fn check(nvml: &Path, env: &Path, extra: &[&str]) -> (i32, Value) {
     (out.status.code().unwrap(), json(&out.stdout))
 }
 
+/// A machine made for one test: a fake NVML built with these `-D` flags
+/// (driver, CUDA, GPUs; the defaults are one RTX 5090 under driver
+/// 570.124.06), and Python environments that hold only package metadata.
+struct Machine {
+    dir: tempfile::TempDir,
+    nvml: std::path::PathBuf,
+    envs: usize,
+}
+
+impl Machine {
+    fn new(defines: &[&str]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let nvml = fake_nvml(dir.path(), defines);
+        Self { dir, nvml, envs: 0 }
+    }
+
+    /// A fresh Python 3.11 environment with these distributions (`torch-2.6.0+cu126`).
+    fn env(&mut self, dists: &[&str]) -> std::path::PathBuf {
+        self.envs += 1;
+        metadata_env(&self.dir.path().join(format!("env{}", self.envs)), "3.11.9", dists)
+    }
+
+    /// `--fast` on a fresh environment with these distributions.
+    fn check(&mut self, dists: &[&str]) -> (i32, Value) {
+        let env = self.env(dists);
+        check(&self.nvml, &env, &[])
+    }
+}
+
+/// `--fast` with `LD_LIBRARY_PATH` set, as a user who exported it would run it.
+fn fast_with_library_path(
+    nvml: &Path,
+    env: &Path,
+    library_path: impl AsRef<std::ffi::OsStr>,
+) -> std::process::Output {
+    doctor()
+        .env("LD_LIBRARY_PATH", library_path)
+        .args(["--format", "json", "--fast", "--nvml-lib"])
+        .arg(nvml)
+        .arg("--python")
+        .arg(env)
+        .output()
+        .unwrap()
+}
+
 fn nvidia(report: &Value) -> &Value {
     &report["snapshot"]["nvidia"]["found"]
 }
 
 #[test]
 fn a_healthy_two_gpu_machine_is_read_through_nvml() {
-    let t = tempfile::tempdir().unwrap();
-    let lib = fake_nvml(t.path(), &["GPU_COUNT=2"]);
-    let env = metadata_env(&t.path().join("env"), "3.11.9", &["numpy-1.26.4"]);
-    let (code, report) = check(&lib, &env, &[]);
+    let mut m = Machine::new(&["GPU_COUNT=2"]);
+    let (code, report) = m.check(&["numpy-1.26.4"]);
     assert_eq!(code, 0, "{:#}", report["findings"]);
     let n = nvidia(&report);
     assert_eq!(n["nvml"]["state"], "ok");
@@ -115,11 +158,8 @@ fn an_nvml_call_that_hangs_is_abandoned_at_the_timeout() {
 
 #[test]
 fn rtx_5090_with_a_cu126_torch_gets_the_cu128_fix() {
-    let t = tempfile::tempdir().unwrap();
-    let lib = fake_nvml(t.path(), &[]);
-    let env =
-        metadata_env(&t.path().join("env"), "3.11.9", &["torch-2.6.0+cu126", "torchvision-0.21.0+cu126"]);
-    let (code, report) = check(&lib, &env, &[]);
+    let mut m = Machine::new(&[]);
+    let (code, report) = m.check(&["torch-2.6.0+cu126", "torchvision-0.21.0+cu126"]);
     assert_eq!(code, 1);
     let f = finding(&report, "gpu-not-supported-by-torch-build");
     assert!(
@@ -134,11 +174,8 @@ fn rtx_5090_with_a_cu126_torch_gets_the_cu128_fix() {
 
 #[test]
 fn the_same_gpu_with_a_cu128_torch_is_fine() {
-    let t = tempfile::tempdir().unwrap();
-    let lib = fake_nvml(t.path(), &[]);
-    let env =
-        metadata_env(&t.path().join("env"), "3.11.9", &["torch-2.7.1+cu128", "torchvision-0.22.1+cu128"]);
-    let (code, report) = check(&lib, &env, &[]);
+    let mut m = Machine::new(&[]);
+    let (code, report) = m.check(&["torch-2.7.1+cu128", "torchvision-0.22.1+cu128"]);
     assert_eq!(code, 0, "{:#}", report["findings"]);
     let outcome = report["outcomes"]
         .as_array()
@@ -152,24 +189,22 @@ fn the_same_gpu_with_a_cu128_torch_is_fine() {
 
 #[test]
 fn a_pascal_gpu_with_a_cu128_torch_gets_the_cu126_fix() {
-    let t = tempfile::tempdir().unwrap();
-    let lib =
-        fake_nvml(t.path(), &["GPU0_NAME=\"NVIDIA GeForce GTX 1080 Ti\"", "GPU0_CC=6,1", "GPU0_ARCH=4"]);
-    let env = metadata_env(&t.path().join("env"), "3.11.9", &["torch-2.8.0+cu128"]);
-    let (_, report) = check(&lib, &env, &[]);
+    let mut m = Machine::new(&["GPU0_NAME=\"NVIDIA GeForce GTX 1080 Ti\"", "GPU0_CC=6,1", "GPU0_ARCH=4"]);
+    let (_, report) = m.check(&["torch-2.8.0+cu128"]);
     let f = finding(&report, "gpu-not-supported-by-torch-build");
     assert!(f["fixes"][0].as_str().unwrap().contains("/whl/cu126"), "{f:#}");
 }
 
 #[test]
 fn driver_470_with_a_cuda_12_1_torch_is_too_old() {
-    let t = tempfile::tempdir().unwrap();
-    let lib = fake_nvml(
-        t.path(),
-        &["DRIVER=\"470.82.01\"", "CUDA_INT=11040", "GPU0_NAME=\"Tesla T4\"", "GPU0_CC=7,5", "GPU0_ARCH=6"],
-    );
-    let env = metadata_env(&t.path().join("env"), "3.11.9", &["torch-2.1.0+cu121"]);
-    let (code, report) = check(&lib, &env, &[]);
+    let mut m = Machine::new(&[
+        "DRIVER=\"470.82.01\"",
+        "CUDA_INT=11040",
+        "GPU0_NAME=\"Tesla T4\"",
+        "GPU0_CC=7,5",
+        "GPU0_ARCH=6",
+    ]);
+    let (code, report) = m.check(&["torch-2.1.0+cu121"]);
     assert_eq!(code, 1);
     let f = finding(&report, "driver-too-old-for-torch-cuda");
     assert_eq!(
@@ -183,26 +218,22 @@ fn driver_470_with_a_cuda_12_1_torch_is_too_old() {
 
 #[test]
 fn a_driver_inside_minor_version_compatibility_is_a_warning() {
-    let t = tempfile::tempdir().unwrap();
-    let lib = fake_nvml(
-        t.path(),
-        &["DRIVER=\"535.104.05\"", "CUDA_INT=12020", "GPU0_NAME=\"NVIDIA A100\"", "GPU0_CC=8,0"],
-    );
-    let env = metadata_env(&t.path().join("env"), "3.11.9", &["torch-2.4.1+cu124"]);
-    let (code, report) = check(&lib, &env, &[]);
+    let mut m = Machine::new(&[
+        "DRIVER=\"535.104.05\"",
+        "CUDA_INT=12020",
+        "GPU0_NAME=\"NVIDIA A100\"",
+        "GPU0_CC=8,0",
+    ]);
+    let (code, report) = m.check(&["torch-2.4.1+cu124"]);
     assert_eq!(code, 0);
     assert_eq!(finding(&report, "driver-below-cuda-toolkit-driver")["severity"], "warning");
 }
 
 #[test]
 fn a_pascal_gpu_under_driver_590_is_dropped() {
-    let t = tempfile::tempdir().unwrap();
-    let lib = fake_nvml(
-        t.path(),
-        &["DRIVER=\"595.45.04\"", "CUDA_INT=13020", "GPU0_NAME=\"Tesla P40\"", "GPU0_CC=6,1"],
-    );
-    let env = metadata_env(&t.path().join("env"), "3.11.9", &[]);
-    let (code, report) = check(&lib, &env, &[]);
+    let mut m =
+        Machine::new(&["DRIVER=\"595.45.04\"", "CUDA_INT=13020", "GPU0_NAME=\"Tesla P40\"", "GPU0_CC=6,1"]);
+    let (code, report) = m.check(&[]);
     assert_eq!(code, 1);
     finding(&report, "gpu-dropped-by-driver-branch");
 }
@@ -367,14 +398,7 @@ fn the_printed_library_path_fix_makes_the_provider_load() {
     let t = tempfile::tempdir().unwrap();
     let (env, wheel_lib) = fake_ort_provider(t.path());
     let lib = fake_nvml(t.path(), &[]);
-    let out = doctor()
-        .env("LD_LIBRARY_PATH", &wheel_lib)
-        .args(["--format", "json", "--fast", "--nvml-lib"])
-        .arg(&lib)
-        .arg("--python")
-        .arg(&env)
-        .output()
-        .unwrap();
+    let out = fast_with_library_path(&lib, &env, &wheel_lib);
     let report = json(&out.stdout);
     assert!(
         !finding_codes(&report).contains(&"onnxruntime-provider-cannot-load".to_string()),
@@ -459,64 +483,41 @@ fn forward_compat_libraries_on_a_geforce_gpu_are_an_error() {
     // A data-centre GPU supports forward compatibility.
     let lib =
         fake_nvml(t.path(), &["DRIVER=\"535.104.05\"", "GPU0_NAME=\"NVIDIA H100 80GB HBM3\"", "GPU0_CC=9,0"]);
-    let out = doctor()
-        .env("LD_LIBRARY_PATH", &compat)
-        .args(["--format", "json", "--fast", "--nvml-lib"])
-        .arg(&lib)
-        .arg("--python")
-        .arg(&env)
-        .output()
-        .unwrap();
+    let out = fast_with_library_path(&lib, &env, &compat);
     assert!(!finding_codes(&json(&out.stdout)).contains(&"forward-compat-on-unsupported-gpu".to_string()));
 }
 
 #[test]
 fn a_cuda_13_tensorrt_wheel_under_a_535_driver_is_too_old() {
-    let t = tempfile::tempdir().unwrap();
-    let lib = fake_nvml(
-        t.path(),
-        &["DRIVER=\"535.104.05\"", "CUDA_INT=12020", "GPU0_NAME=\"NVIDIA L4\"", "GPU0_CC=8,9"],
-    );
-    let env = metadata_env(&t.path().join("env"), "3.11.9", &["tensorrt_cu13-10.14.1.48"]);
-    let (code, report) = check(&lib, &env, &[]);
+    let mut m =
+        Machine::new(&["DRIVER=\"535.104.05\"", "CUDA_INT=12020", "GPU0_NAME=\"NVIDIA L4\"", "GPU0_CC=8,9"]);
+    let (code, report) = m.check(&["tensorrt_cu13-10.14.1.48"]);
     assert_eq!(code, 1);
     finding(&report, "driver-too-old-for-tensorrt-cu13");
-    let env = metadata_env(&t.path().join("env2"), "3.11.9", &["tensorrt_cu12-10.14.1.48"]);
-    let (code, _) = check(&lib, &env, &[]);
+    let (code, _) = m.check(&["tensorrt_cu12-10.14.1.48"]);
     assert_eq!(code, 0);
 }
 
 #[test]
 fn onnxruntime_gpu_for_cuda_13_under_a_cuda_12_driver() {
-    let t = tempfile::tempdir().unwrap();
-    let lib = fake_nvml(
-        t.path(),
-        &["DRIVER=\"550.54.14\"", "CUDA_INT=12040", "GPU0_NAME=\"NVIDIA L4\"", "GPU0_CC=8,9"],
-    );
-    let env = metadata_env(&t.path().join("env"), "3.11.9", &["onnxruntime_gpu-1.28.0"]);
-    let (code, report) = check(&lib, &env, &[]);
+    let mut m =
+        Machine::new(&["DRIVER=\"550.54.14\"", "CUDA_INT=12040", "GPU0_NAME=\"NVIDIA L4\"", "GPU0_CC=8,9"]);
+    let (code, report) = m.check(&["onnxruntime_gpu-1.28.0"]);
     assert_eq!(code, 1);
     let f = finding(&report, "driver-too-old-for-onnxruntime-gpu");
     assert!(f["message"].as_str().unwrap().contains("CUDA 13"), "{f:#}");
-    let env = metadata_env(&t.path().join("env2"), "3.11.9", &["onnxruntime_gpu-1.20.1"]);
-    let (_, report) = check(&lib, &env, &[]);
+    let (_, report) = m.check(&["onnxruntime_gpu-1.20.1"]);
     assert!(!finding_codes(&report).contains(&"driver-too-old-for-onnxruntime-gpu".to_string()));
 }
 
 #[test]
 fn a_kepler_gpu_after_the_r470_branch_is_dropped() {
-    let t = tempfile::tempdir().unwrap();
-    let lib = fake_nvml(
-        t.path(),
-        &["DRIVER=\"535.104.05\"", "CUDA_INT=12020", "GPU0_NAME=\"Tesla K80\"", "GPU0_CC=3,7"],
-    );
-    let env = metadata_env(&t.path().join("env"), "3.11.9", &[]);
-    let (_, report) = check(&lib, &env, &[]);
+    let mut m =
+        Machine::new(&["DRIVER=\"535.104.05\"", "CUDA_INT=12020", "GPU0_NAME=\"Tesla K80\"", "GPU0_CC=3,7"]);
+    let (_, report) = m.check(&[]);
     finding(&report, "kepler-gpu-dropped-by-driver-branch");
-    let lib = fake_nvml(
-        t.path(),
-        &["DRIVER=\"470.82.01\"", "CUDA_INT=11040", "GPU0_NAME=\"Tesla K80\"", "GPU0_CC=3,7"],
-    );
-    let (_, report) = check(&lib, &env, &[]);
+    let mut m =
+        Machine::new(&["DRIVER=\"470.82.01\"", "CUDA_INT=11040", "GPU0_NAME=\"Tesla K80\"", "GPU0_CC=3,7"]);
+    let (_, report) = m.check(&[]);
     assert!(!finding_codes(&report).contains(&"kepler-gpu-dropped-by-driver-branch".to_string()));
 }

@@ -11,12 +11,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::check::check;
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, Format};
 use crate::exit;
 use crate::host::Host;
 use crate::matrix::Matrix;
 use crate::probe::{ProbeOptions, probe};
-use crate::report::{Format, Report, catalog, ci, markdown, redact::Redactor, text};
+use crate::report::{Report, catalog, ci, markdown, redact::Redactor, text};
 use crate::snapshot::{ProbeMode, Snapshot, normalize_name};
 use crate::version::Ver;
 
@@ -62,13 +62,20 @@ pub fn run(cli: Cli) -> Result<u8, AppError> {
             judge(s, &matrix, Some(crate::import::import(&text, &matrix)), s.format)
         }
         Some(Command::Rules) => {
-            emit(s.output.as_deref(), &catalog::rules(&matrix, s.format))?;
+            let rendered = match s.format {
+                Format::Json => catalog::rules_json(&matrix),
+                Format::Markdown => catalog::rules_markdown(&matrix),
+                _ => catalog::rules_text(&matrix),
+            };
+            emit(s.output.as_deref(), &rendered)?;
             Ok(exit::OK)
         }
         Some(Command::Explain { code }) => {
             let rule =
                 matrix.rule(code).ok_or_else(|| AppError::Usage(catalog::unknown_code(&matrix, code)))?;
-            emit(s.output.as_deref(), &catalog::explain(rule, s.format))?;
+            let rendered =
+                if s.format == Format::Json { catalog::explain_json(rule) } else { catalog::explain(rule) };
+            emit(s.output.as_deref(), &rendered)?;
             Ok(exit::OK)
         }
         Some(Command::Fleet { reports }) => fleet(s, &matrix, reports),

@@ -8,9 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::AppError;
-use crate::cli::{self, ColorChoice, FailOn, GlobalArgs};
+use crate::cli::{ColorChoice, FailOn, Format, GlobalArgs};
 use crate::matrix::Severity;
-use crate::report::Format;
 use crate::snapshot::{Assumption, Expectation};
 
 #[derive(Clone, Debug)]
@@ -56,13 +55,7 @@ impl Settings {
             )));
         }
         Ok(Self {
-            format: match g.format {
-                cli::Format::Text => Format::Text,
-                cli::Format::Json => Format::Json,
-                cli::Format::Markdown => Format::Markdown,
-                cli::Format::Github => Format::Github,
-                cli::Format::Junit => Format::Junit,
-            },
+            format: g.format,
             output: g.output.as_ref().map(resolve),
             fail_on: match g.fail_on {
                 FailOn::Error => Severity::Error,

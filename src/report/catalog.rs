@@ -3,30 +3,31 @@
 
 use std::fmt::Write as _;
 
-use super::Format;
 use crate::matrix::{Matrix, Rule, RuleKind};
 
-/// Every rule, one line each (a Markdown table, or JSON).
-pub fn rules(matrix: &Matrix, format: Format) -> String {
-    match format {
-        Format::Json => serde_json::to_string_pretty(&matrix.rules).expect("rules serialise") + "\n",
-        Format::Markdown => {
-            let mut s = String::from("| code | severity | summary |\n|---|---|---|\n");
-            for r in &matrix.rules {
-                let _ = writeln!(s, "| `{}` | {} | {} |", r.code, r.severity, r.summary);
-            }
-            s
-        }
-        Format::Text | Format::Github | Format::Junit => {
-            let width = matrix.rules.iter().map(|r| r.code.len()).max().unwrap_or(0);
-            let mut s = String::new();
-            for r in &matrix.rules {
-                let _ = writeln!(s, "{:<width$}  {:<7}  {}", r.code, r.severity.as_str(), r.summary);
-            }
-            let _ = writeln!(s, "\n{} rules · matrix {}", matrix.rules.len(), matrix.describe());
-            s
-        }
+/// Every rule, one line each.
+pub fn rules_text(matrix: &Matrix) -> String {
+    let width = matrix.rules.iter().map(|r| r.code.len()).max().unwrap_or(0);
+    let mut s = String::new();
+    for r in &matrix.rules {
+        let _ = writeln!(s, "{:<width$}  {:<7}  {}", r.code, r.severity.as_str(), r.summary);
     }
+    let _ = writeln!(s, "\n{} rules · matrix {}", matrix.rules.len(), matrix.describe());
+    s
+}
+
+/// Every rule, as a Markdown table.
+pub fn rules_markdown(matrix: &Matrix) -> String {
+    let mut s = String::from("| code | severity | summary |\n|---|---|---|\n");
+    for r in &matrix.rules {
+        let _ = writeln!(s, "| `{}` | {} | {} |", r.code, r.severity, r.summary);
+    }
+    s
+}
+
+/// Every rule in full, as JSON.
+pub fn rules_json(matrix: &Matrix) -> String {
+    serde_json::to_string_pretty(&matrix.rules).expect("rules serialise") + "\n"
 }
 
 /// The usage error for a code no rule has, with the codes it may have meant.
@@ -42,11 +43,13 @@ pub fn unknown_code(matrix: &Matrix, code: &str) -> String {
     format!("no rule has the code {code:?}{hint} (`onnx-doctor rules` lists them all)")
 }
 
+/// One rule as JSON.
+pub fn explain_json(rule: &Rule) -> String {
+    serde_json::to_string_pretty(rule).expect("a rule serialises") + "\n"
+}
+
 /// One rule in full: why, when it fires, fixes, sources, where it is defined.
-pub fn explain(rule: &Rule, format: Format) -> String {
-    if format == Format::Json {
-        return serde_json::to_string_pretty(rule).expect("a rule serialises") + "\n";
-    }
+pub fn explain(rule: &Rule) -> String {
     let mut s = format!("{} ({})\n\n{}\n\n", rule.code, rule.severity, rule.summary);
     let components: Vec<&str> = rule.components.iter().map(|c| c.as_str()).collect();
     let _ = write!(s, "Involves: {}\n\n", components.join(", "));

@@ -21,21 +21,6 @@ use crate::check::{Finding, FixPlan, Judgement, Outcome, RuleOutcome};
 use crate::matrix::{Matrix, Severity};
 use crate::snapshot::Snapshot;
 
-/// The renderings of a report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// For a person at a terminal.
-    Text,
-    /// One JSON document, for machines.
-    Json,
-    /// For a GitHub issue or a ticket.
-    Markdown,
-    /// GitHub Actions workflow annotations.
-    Github,
-    /// JUnit XML.
-    Junit,
-}
-
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
     /// "onnx-doctor 0.1.0".

@@ -3,6 +3,8 @@
 //! executables.
 #![allow(dead_code, clippy::disallowed_methods)]
 
+pub mod world;
+
 use std::fs::File;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::io::AsRawFd;
@@ -171,4 +173,23 @@ pub fn site_packages(env_python: &Path) -> PathBuf {
 /// exactly how its CUDA provider ends up unable to load).
 pub fn onnxruntime_gpu_venv() -> PathBuf {
     venv("onnxruntime-gpu-nodeps", &[&["--no-deps", "onnxruntime-gpu"]])
+}
+
+/// The doctor's JSON report on a world's snapshot.
+pub fn judge(world: &world::World) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("snapshot.json");
+    std::fs::write(&path, world.0.to_string()).unwrap();
+    let out = doctor().args(["--format", "json", "--snapshot"]).arg(&path).output().unwrap();
+    json(&out.stdout)
+}
+
+/// The doctor's JSON report on a paste given on standard input.
+pub fn diagnose_text(text: &str) -> serde_json::Value {
+    let out = doctor()
+        .args(["diagnose", "-", "--format", "json"])
+        .write_stdin(text.as_bytes().to_vec())
+        .output()
+        .unwrap();
+    json(&out.stdout)
 }
