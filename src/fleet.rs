@@ -241,7 +241,7 @@ fn read_file(acc: &mut Acc<'_>, path: &Path) {
     let node =
         path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned());
     let source = path.display().to_string();
-    match crate::host::read_bounded(path) {
+    match crate::host::read_text(path, crate::host::FileKind::Report) {
         Ok(text) => acc.add_text(&node, &source, &text),
         Err(e) => acc.unreadable(source, e.to_string()),
     }

@@ -7,6 +7,8 @@
 //! `probe`, `import`, `model`; `check`; `report`, `fleet`, `cli`; `app`;
 //! `main`, `lib`.
 
+#![allow(clippy::disallowed_methods)]
+
 use std::path::{Path, PathBuf};
 
 const LAYERS: &[&[&str]] = &[

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::check::check;
 use crate::cli::{Cli, Command, Format};
 use crate::exit;
-use crate::host::Host;
+use crate::host::{self, FileKind, Host};
 use crate::matrix::Matrix;
 use crate::probe::{ProbeOptions, probe};
 use crate::report::{Report, catalog, ci, markdown, redact::Redactor, text};
@@ -100,7 +100,7 @@ fn load_matrix(dirs: &[PathBuf]) -> Result<Matrix, AppError> {
     })
 }
 
-fn host(s: &Settings) -> Host {
+fn machine(s: &Settings) -> Host {
     Host::from_process(s.root.clone(), s.timeout)
 }
 
@@ -135,7 +135,7 @@ fn model(s: &Settings, matrix: &Matrix, file: &Path, targets: &[String]) -> Resu
                 crate::snapshot::Probed::NotEvaluated("not probed: judging against --target".into());
             snap
         }
-        None => probe(&host(s), &probe_options(s, matrix, true)),
+        None => probe(&machine(s), &probe_options(s, matrix, true)),
     };
     snapshot.model = Some(facts);
     snapshot.targets = parsed;
@@ -185,13 +185,10 @@ fn fleet(s: &Settings, matrix: &Matrix, reports: &[PathBuf]) -> Result<u8, AppEr
 /// anything, and what is not UTF-8 is replaced, not refused.
 fn read_input(path: Option<&Path>) -> Result<String, AppError> {
     let bytes = match path {
-        Some(p) if p != Path::new("-") => std::fs::read(p)
+        Some(p) if p != Path::new("-") => host::read_bytes(p, FileKind::Paste)
             .map_err(|e| AppError::CannotEvaluate(format!("cannot read {}: {e}", p.display())))?,
-        _ => {
-            let mut buf = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut buf)?;
-            buf
-        }
+        _ => host::read_capped(std::io::stdin().lock(), FileKind::Paste.cap())
+            .map_err(|e| AppError::CannotEvaluate(format!("cannot read standard input: {e}")))?,
     };
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
@@ -200,14 +197,14 @@ fn read_input(path: Option<&Path>) -> Result<String, AppError> {
 fn read_snapshot(path: &Path) -> Result<Snapshot, AppError> {
     let unreadable =
         |why: String| AppError::CannotEvaluate(format!("cannot read snapshot {}: {why}", path.display()));
-    let text = std::fs::read_to_string(path).map_err(|e| unreadable(e.to_string()))?;
+    let text = host::read_text(path, FileKind::Report).map_err(|e| unreadable(e.to_string()))?;
     Snapshot::from_saved(&text).map_err(unreadable)
 }
 
 /// Probes (or takes the given snapshot), judges and renders: the heart of
 /// `check`, `report`, `diagnose` and `model`.
 fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format) -> Result<u8, AppError> {
-    let host = host(s);
+    let host = machine(s);
     let mut snapshot = match (given, &s.snapshot) {
         (Some(snap), _) => snap,
         (None, Some(path)) => read_snapshot(path)?,

@@ -252,7 +252,8 @@ fn read_dir_layer(dir: &Path) -> Result<Vec<(String, String)>, String> {
     paths
         .into_iter()
         .map(|p| {
-            let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let text = crate::host::read_text(&p, crate::host::FileKind::Matrix)
+                .map_err(|e| format!("{}: cannot read it: {e}", p.display()))?;
             Ok((p.display().to_string(), text))
         })
         .collect()

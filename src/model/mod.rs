@@ -1,28 +1,37 @@
 //! The model check: what an `.onnx` file needs from the runtime that will
 //! load it, read without loading its weights.
 //!
-//! The file is memory-mapped and decoded with a hand-declared subset of
-//! `onnx.proto` ([`proto`]): tensor payloads are skipped, never copied, so a
-//! 2 GB model with inline weights is read in the time it takes to walk its
-//! node list. Protobuf has no magic number, so a file "decodes" only if it
-//! also has a graph and a plausible IR version; a truncated or corrupted
-//! file is a clear error, never a panic (prost bounds recursion and checks
-//! every length against the input).
+//! The file is walked field by field with positioned reads ([`wire`]):
+//! graphs, nodes and attributes that hold subgraphs are descended into,
+//! small messages (value infos, opset imports) decoded whole with a
+//! hand-declared subset of `onnx.proto` ([`proto`]), and tensor payloads
+//! stepped over without reading them. So a 2 GB model with inline weights
+//! is read in the time it takes to walk its node list, in memory that
+//! holds counts rather than nodes, and a file truncated while it is read
+//! is an error, not a crash. Protobuf has no magic number, so a file is a
+//! model only if it also has a graph and a plausible IR version.
 
 pub mod proto;
+mod wire;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use prost::Message;
 
-use proto::{GraphProto, ModelProto, NodeProto, ValueInfoProto};
+use wire::{Reader, Source, Value, WireError};
 
 pub use crate::snapshot::model::{ExternalFile, ModelFacts, TensorInfo};
 
 /// The highest IR version the doctor considers plausible; newer files are
 /// still read, anything past this is taken for garbage.
 const MAX_PLAUSIBLE_IR: i64 = 64;
+
+/// Graphs nested deeper than this (If inside Loop inside ...) are refused.
+const MAX_DEPTH: usize = 32;
+
+/// The largest small message decoded whole (a value info, an opset import).
+const MAX_SMALL_MESSAGE: u64 = 1024 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
@@ -34,111 +43,224 @@ pub enum ModelError {
 
 /// Reads a model file's facts.
 pub fn read(path: &Path) -> Result<ModelFacts, ModelError> {
-    let io = |source| ModelError::Io { path: path.to_path_buf(), source };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
-    if len == 0 {
-        return Err(ModelError::NotAModel { path: path.into(), why: "the file is empty".into() });
-    }
-    // SAFETY: read-only map of a file we do not modify; see elf.rs for the
-    // same reasoning about concurrent truncation.
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-    let model = ModelProto::decode(&map[..]).map_err(|e| ModelError::NotAModel {
-        path: path.into(),
-        why: format!("the protobuf does not decode ({e})"),
+    let file = crate::host::open_regular(path).map_err(|e| match e {
+        crate::host::ReadError::Io(source) => ModelError::Io { path: path.to_path_buf(), source },
+        other => ModelError::NotAModel { path: path.into(), why: other.to_string() },
     })?;
-    facts(path, len, &model)
+    facts(path, &file)
 }
 
 /// Facts from bytes already in memory (tests and fuzzing).
 pub fn read_bytes(path: &Path, bytes: &[u8]) -> Result<ModelFacts, ModelError> {
-    let model = ModelProto::decode(bytes).map_err(|e| ModelError::NotAModel {
-        path: path.into(),
-        why: format!("the protobuf does not decode ({e})"),
-    })?;
-    facts(path, bytes.len() as u64, &model)
+    facts(path, &bytes)
 }
 
-fn facts(path: &Path, len: u64, model: &ModelProto) -> Result<ModelFacts, ModelError> {
-    let not = |why: &str| ModelError::NotAModel { path: path.into(), why: why.into() };
-    let graph = model.graph.as_ref().ok_or_else(|| not("it has no graph"))?;
-    if !(1..=MAX_PLAUSIBLE_IR).contains(&model.ir_version) {
-        return Err(not(&format!("its IR version {} is not one ONNX has", model.ir_version)));
+fn facts(path: &Path, source: &dyn Source) -> Result<ModelFacts, ModelError> {
+    let not = |why: String| ModelError::NotAModel { path: path.into(), why };
+    let mut r = Reader::new(source);
+    if r.len() == 0 {
+        return Err(not("the file is empty".into()));
     }
-    let mut f = ModelFacts {
-        path: path.to_path_buf(),
-        file_bytes: len,
-        ir_version: model.ir_version,
-        producer: format!("{} {}", model.producer_name, model.producer_version).trim().to_string(),
-        opsets: model.opset_import.iter().map(|o| (domain_name(&o.domain), o.version)).collect(),
-        ops: BTreeMap::new(),
-        inputs: graph.input.iter().map(tensor_info).collect(),
-        outputs: graph.output.iter().map(tensor_info).collect(),
-        initializers: 0,
-        initializer_bytes: 0,
-        int64_initializers: 0,
-        external_data: Vec::new(),
-        subgraphs: 0,
-        functions: model.functions.len() as u64,
+    let top = top_level(&mut r).map_err(|e| match e {
+        WireError::Io(source) => ModelError::Io { path: path.to_path_buf(), source },
+        WireError::Malformed(why) => not(format!("the protobuf does not decode ({why})")),
+    })?;
+    let graph = top.graph.ok_or_else(|| not("it has no graph".into()))?;
+    if !(1..=MAX_PLAUSIBLE_IR).contains(&top.ir_version) {
+        return Err(not(format!("its IR version {} is not one ONNX has", top.ir_version)));
+    }
+    let mut walk = Walk {
+        dir: path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        f: ModelFacts {
+            path: path.to_path_buf(),
+            file_bytes: r.len(),
+            ir_version: top.ir_version,
+            producer: format!("{} {}", top.producer_name, top.producer_version).trim().to_string(),
+            opsets: top.opsets.iter().map(|o| (domain_name(&o.domain), o.version)).collect(),
+            ops: BTreeMap::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            initializers: 0,
+            initializer_bytes: 0,
+            int64_initializers: 0,
+            external_data: Vec::new(),
+            subgraphs: 0,
+            functions: top.functions.len() as u64,
+        },
     };
-    let dir = path.parent().unwrap_or(Path::new("."));
-    walk_graph(graph, &mut f, dir, true);
-    for func in &model.functions {
-        for node in &func.node {
-            walk_node(node, &mut f, dir);
+    let result = walk.graph(&mut r, graph, 0).and_then(|()| {
+        top.functions.iter().try_for_each(|&(offset, len)| walk.function(&mut r, offset, len))
+    });
+    result.map_err(|e| match e {
+        WireError::Io(source) => ModelError::Io { path: path.to_path_buf(), source },
+        WireError::Malformed(why) => not(format!("the protobuf does not decode ({why})")),
+    })?;
+    Ok(walk.f)
+}
+
+/// The fields of ModelProto the doctor reads, with where the graph and the
+/// functions are.
+#[derive(Default)]
+struct TopLevel {
+    ir_version: i64,
+    producer_name: String,
+    producer_version: String,
+    graph: Option<(u64, u64)>,
+    opsets: Vec<proto::OperatorSetIdProto>,
+    functions: Vec<(u64, u64)>,
+}
+
+fn top_level(r: &mut Reader<'_>) -> Result<TopLevel, WireError> {
+    let mut t = TopLevel::default();
+    r.fields(0, r.len(), |r, tag, v| {
+        match (tag, v) {
+            (1, Value::Varint(x)) => t.ir_version = x as i64,
+            (2, Value::Bytes { offset, len }) => t.producer_name = r.string(offset, len)?,
+            (3, Value::Bytes { offset, len }) => t.producer_version = r.string(offset, len)?,
+            (7, Value::Bytes { offset, len }) => t.graph = Some((offset, len)),
+            (8, Value::Bytes { offset, len }) => t.opsets.push(small(r, offset, len)?),
+            (25, Value::Bytes { offset, len }) => t.functions.push((offset, len)),
+            _ => {}
         }
+        Ok(())
+    })?;
+    Ok(t)
+}
+
+/// A small message decoded whole.
+fn small<M: Message + Default>(r: &mut Reader<'_>, offset: u64, len: u64) -> Result<M, WireError> {
+    let bytes = r.bytes(offset, len, MAX_SMALL_MESSAGE)?;
+    M::decode(bytes.as_slice()).map_err(|e| WireError::Malformed(e.to_string()))
+}
+
+/// The facts as the walk gathers them.
+struct Walk {
+    dir: PathBuf,
+    f: ModelFacts,
+}
+
+impl Walk {
+    /// A GraphProto: its nodes, initializers and (for the main graph) inputs and outputs.
+    fn graph(
+        &mut self,
+        r: &mut Reader<'_>,
+        (offset, len): (u64, u64),
+        depth: usize,
+    ) -> Result<(), WireError> {
+        if depth > MAX_DEPTH {
+            return Err(WireError::Malformed(format!("graphs nested more than {MAX_DEPTH} deep")));
+        }
+        if depth > 0 {
+            self.f.subgraphs += 1;
+        }
+        r.fields(offset, offset + len, |r, tag, v| {
+            let Value::Bytes { offset, len } = v else { return Ok(()) };
+            match tag {
+                1 => self.node(r, offset, len, depth)?,
+                5 => self.initializer(r, offset, len)?,
+                11 if depth == 0 => self.f.inputs.push(tensor_info(&small(r, offset, len)?)),
+                12 if depth == 0 => self.f.outputs.push(tensor_info(&small(r, offset, len)?)),
+                _ => {}
+            }
+            Ok(())
+        })
     }
-    Ok(f)
+
+    /// A NodeProto: counted by domain and op type; subgraphs in its attributes walked.
+    fn node(&mut self, r: &mut Reader<'_>, offset: u64, len: u64, depth: usize) -> Result<(), WireError> {
+        let (mut op_type, mut domain) = (String::new(), String::new());
+        r.fields(offset, offset + len, |r, tag, v| {
+            let Value::Bytes { offset, len } = v else { return Ok(()) };
+            match tag {
+                4 => op_type = r.string(offset, len)?,
+                7 => domain = r.string(offset, len)?,
+                5 => self.attribute(r, offset, len, depth)?,
+                _ => {}
+            }
+            Ok(())
+        })?;
+        *self.f.ops.entry(domain_name(&domain)).or_default().entry(op_type).or_default() += 1;
+        Ok(())
+    }
+
+    /// An AttributeProto: only its graphs (`g`, `graphs`) matter.
+    fn attribute(
+        &mut self,
+        r: &mut Reader<'_>,
+        offset: u64,
+        len: u64,
+        depth: usize,
+    ) -> Result<(), WireError> {
+        r.fields(offset, offset + len, |r, tag, v| match (tag, v) {
+            (6 | 11, Value::Bytes { offset, len }) => self.graph(r, (offset, len), depth + 1),
+            _ => Ok(()),
+        })
+    }
+
+    /// A FunctionProto: its nodes count like the graph's.
+    fn function(&mut self, r: &mut Reader<'_>, offset: u64, len: u64) -> Result<(), WireError> {
+        r.fields(offset, offset + len, |r, tag, v| match (tag, v) {
+            (7, Value::Bytes { offset, len }) => self.node(r, offset, len, 0),
+            _ => Ok(()),
+        })
+    }
+
+    /// A TensorProto's header: shape, type, where its data lives. The data
+    /// itself is never read.
+    fn initializer(&mut self, r: &mut Reader<'_>, offset: u64, len: u64) -> Result<(), WireError> {
+        let (mut dims, mut data_type, mut external, mut location) = (Vec::new(), 0, Vec::new(), 0);
+        r.fields(offset, offset + len, |r, tag, v| {
+            match (tag, v) {
+                (1, Value::Varint(d)) => dims.push(d as i64),
+                (1, Value::Bytes { offset, len }) => dims.extend(r.packed(offset, len)?),
+                (2, Value::Varint(t)) => data_type = t as i32,
+                (13, Value::Bytes { offset, len }) => {
+                    external.push(small::<proto::StringStringEntryProto>(r, offset, len)?)
+                }
+                (14, Value::Varint(l)) => location = l,
+                _ => {}
+            }
+            Ok(())
+        })?;
+        let f = &mut self.f;
+        f.initializers += 1;
+        // Hostile dimensions (found by fuzzing) overflow a plain product.
+        let elements = dims.iter().fold(1u64, |acc, &d| acc.saturating_mul(d.max(0) as u64));
+        f.initializer_bytes =
+            f.initializer_bytes.saturating_add(elements.saturating_mul(element_size(data_type)));
+        if data_type == 7 {
+            f.int64_initializers += 1;
+        }
+        if location == 1
+            && let Some(entry) = external.into_iter().find(|e| e.key == "location")
+        {
+            match f.external_data.iter_mut().find(|e| e.location == entry.value) {
+                Some(e) => e.tensors += 1,
+                None => {
+                    let exists = external_file_exists(&self.dir, &entry.value);
+                    f.external_data.push(ExternalFile { location: entry.value, exists, tensors: 1 });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether an external-data location names a file inside the model's
+/// folder: a relative path whose components never climb out.
+fn external_file_exists(dir: &Path, location: &str) -> bool {
+    let path = Path::new(location);
+    let inside = path
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+    inside && dir.join(path).is_file()
 }
 
 fn domain_name(d: &str) -> String {
     if d.is_empty() { "ai.onnx".into() } else { d.into() }
 }
 
-fn walk_graph(g: &GraphProto, f: &mut ModelFacts, dir: &Path, top: bool) {
-    for t in &g.initializer {
-        f.initializers += 1;
-        // Hostile dimensions (found by fuzzing) overflow a plain product.
-        let elements = t.dims.iter().fold(1u64, |acc, &d| acc.saturating_mul(d.max(0) as u64));
-        f.initializer_bytes =
-            f.initializer_bytes.saturating_add(elements.saturating_mul(element_size(t.data_type)));
-        if t.data_type == 7 {
-            f.int64_initializers += 1;
-        }
-        if t.data_location == 1 {
-            let location = t.external_data.iter().find(|e| e.key == "location").map(|e| e.value.clone());
-            if let Some(location) = location {
-                match f.external_data.iter_mut().find(|e| e.location == location) {
-                    Some(e) => e.tensors += 1,
-                    None => {
-                        let exists = !location.contains("..") && dir.join(&location).is_file();
-                        f.external_data.push(ExternalFile { location, exists, tensors: 1 });
-                    }
-                }
-            }
-        }
-    }
-    if !top {
-        f.subgraphs += 1;
-    }
-    for node in &g.node {
-        walk_node(node, f, dir);
-    }
-}
-
-fn walk_node(node: &NodeProto, f: &mut ModelFacts, dir: &Path) {
-    *f.ops.entry(domain_name(&node.domain)).or_default().entry(node.op_type.clone()).or_default() += 1;
-    for a in &node.attribute {
-        if let Some(g) = &a.g {
-            walk_graph(g, f, dir, false);
-        }
-        for g in &a.graphs {
-            walk_graph(g, f, dir, false);
-        }
-    }
-}
-
-fn tensor_info(v: &ValueInfoProto) -> TensorInfo {
+fn tensor_info(v: &proto::ValueInfoProto) -> TensorInfo {
     let tensor = v.r#type.as_ref().and_then(|t| t.tensor_type.as_ref());
     TensorInfo {
         name: v.name.clone(),
@@ -197,13 +319,17 @@ mod tests {
     use super::*;
 
     fn tiny_model() -> Vec<u8> {
-        let node =
-            NodeProto { name: "n".into(), op_type: "Relu".into(), attribute: vec![], domain: String::new() };
-        let model = ModelProto {
+        let node = proto::NodeProto {
+            name: "n".into(),
+            op_type: "Relu".into(),
+            attribute: vec![],
+            domain: String::new(),
+        };
+        let model = proto::ModelProto {
             ir_version: 8,
             producer_name: "test".into(),
             producer_version: "1".into(),
-            graph: Some(GraphProto {
+            graph: Some(proto::GraphProto {
                 node: vec![node],
                 name: "g".into(),
                 initializer: vec![],

@@ -14,6 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crate::host::{FileKind, read_text};
 use crate::snapshot::{Distribution, ShadowedCopy, normalize_name};
 use crate::version::Ver;
 
@@ -91,13 +92,13 @@ impl MetaDir {
 
     /// The RFC 822 header block of METADATA / PKG-INFO, keys lower-cased.
     fn headers(&self) -> Option<BTreeMap<String, Vec<String>>> {
-        let text = crate::host::read_bounded(&self.metadata_file()).ok()?;
+        let text = read_text(&self.metadata_file(), FileKind::Metadata).ok()?;
         Some(parse_headers(&text))
     }
 
     fn requires(&self) -> Vec<String> {
         if self.egg {
-            return std::fs::read_to_string(self.path.join("requires.txt"))
+            return read_text(&self.path.join("requires.txt"), FileKind::Metadata)
                 .map(|t| parse_requires_txt(&t))
                 .unwrap_or_default();
         }

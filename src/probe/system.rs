@@ -7,7 +7,7 @@
 //! `libc.so.6` itself ("... release version 2.36."), which is what the
 //! loader will use, rather than asked of the doctor's own process.
 
-use crate::host::Host;
+use crate::host::{FileKind, Host, read_bytes};
 use crate::snapshot::{Probed, System};
 use crate::version::Ver;
 
@@ -24,15 +24,15 @@ const LIBC_CANDIDATES: &[&str] = &[
 
 pub fn probe(host: &Host) -> System {
     let os_release = host
-        .read_system_file("/etc/os-release")
-        .or_else(|_| host.read_system_file("/usr/lib/os-release"))
+        .read_system_file("/etc/os-release", FileKind::System)
+        .or_else(|_| host.read_system_file("/usr/lib/os-release", FileKind::System))
         .ok();
     let field = |key: &str| os_release.as_deref().and_then(|t| os_release_field(t, key));
     let os = match field("PRETTY_NAME").or_else(|| field("NAME")) {
         Some(name) => Probed::Found(name),
         None => Probed::NotEvaluated("no /etc/os-release".into()),
     };
-    let kernel = match host.read_system_file("/proc/sys/kernel/osrelease") {
+    let kernel = match host.read_system_file("/proc/sys/kernel/osrelease", FileKind::System) {
         Ok(k) if !k.trim().is_empty() => Probed::Found(k.trim().to_string()),
         _ => Probed::NotEvaluated("/proc/sys/kernel/osrelease is not readable".into()),
     };
@@ -64,7 +64,7 @@ fn os_release_field(text: &str, key: &str) -> Option<String> {
 fn glibc(host: &Host) -> Probed<Ver> {
     for candidate in LIBC_CANDIDATES {
         let path = host.system_path(candidate);
-        let Ok(bytes) = std::fs::read(&path) else { continue };
+        let Ok(bytes) = read_bytes(&path, FileKind::Library) else { continue };
         if let Some(v) = glibc_version_in(&bytes) {
             return Probed::Found(v);
         }
@@ -99,7 +99,7 @@ fn container(host: &Host) -> Option<String> {
     if let Some(engine) = host.env_str("container") {
         return Some(engine);
     }
-    let cgroup = host.read_system_file("/proc/1/cgroup").unwrap_or_default();
+    let cgroup = host.read_system_file("/proc/1/cgroup", FileKind::System).unwrap_or_default();
     if cgroup.contains("kubepods") {
         Some("kubernetes".into())
     } else if cgroup.contains("docker") {

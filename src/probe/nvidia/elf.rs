@@ -6,17 +6,15 @@
 //! `LD_LIBRARY_PATH`, its `DT_RUNPATH`, the loader cache, then the default
 //! directories; `$ORIGIN` is the object's own directory. A dependency
 //! already found for another object is not searched again (the loader
-//! reuses a loaded soname). Files are memory-mapped and goblin reads only
-//! the headers and the dynamic section, so a 1 GB `libtorch_cuda.so` costs a
-//! few pages.
+//! reuses a loaded soname). Only the headers, the dynamic section and its
+//! strings are read, so a 1 GB `libtorch_cuda.so` costs a few kilobytes.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 
 use goblin::elf::Elf;
-use goblin::elf::dynamic::{DT_NEEDED, DT_RPATH, DT_RUNPATH, Dynamic};
+use goblin::elf::dynamic::{DT_NEEDED, DT_RPATH, DT_RUNPATH};
 use goblin::elf::program_header::ProgramHeader;
-use goblin::strtab::Strtab;
 
 use crate::snapshot::nvidia::{Resolution, Unresolved};
 
@@ -28,41 +26,126 @@ pub struct Dynamics {
     pub runpath: Vec<String>,
 }
 
+/// The most bytes of program headers or of a dynamic section read; real
+/// ones are a few kilobytes.
+const MAX_TABLE: u64 = 1024 * 1024;
+/// The longest string read from the dynamic string table (a path list).
+const MAX_STRING: usize = 64 * 1024;
+
 /// Reads DT_NEEDED, DT_RPATH and DT_RUNPATH; `Err` for a file that is not a
 /// readable ELF object.
+///
+/// Only what is needed is read, with positioned reads: the ELF header, the
+/// program headers, the dynamic section and the strings it names. A 1 GB
+/// `libtorch_cuda.so` costs a few kilobytes, and a library truncated while
+/// it is read is an error, not a crash (a memory map would fault).
 pub fn read_dynamics(path: &Path) -> Result<Dynamics, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    // SAFETY: the map is read-only and dropped before returning; a file
-    // truncated underneath us could fault, which a doctor reading installed
-    // libraries accepts (installers do not rewrite them in place).
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| e.to_string())?;
-    let bytes: &[u8] = &map;
-    let header = Elf::parse_header(bytes).map_err(|e| format!("not an ELF file: {e}"))?;
-    let elf = Elf::lazy_parse(header).map_err(|e| e.to_string())?;
+    let file = crate::host::open_regular(path).map_err(|e| e.to_string())?;
+    let read = |offset: u64, len: u64| -> Result<Vec<u8>, String> {
+        let mut buf = vec![0u8; len.min(MAX_TABLE) as usize];
+        let n = read_at_most(&file, &mut buf, offset).map_err(|e| e.to_string())?;
+        buf.truncate(n);
+        Ok(buf)
+    };
+    let head = read(0, 64)?;
+    let header = Elf::parse_header(&head).map_err(|e| format!("not an ELF file: {e}"))?;
     let ctx = goblin::container::Ctx::new(
-        if elf.is_64 { goblin::container::Container::Big } else { goblin::container::Container::Little },
-        if elf.little_endian { goblin::container::Endian::Little } else { goblin::container::Endian::Big },
+        if header.e_ident[4] == goblin::elf::header::ELFCLASS64 {
+            goblin::container::Container::Big
+        } else {
+            goblin::container::Container::Little
+        },
+        if header.e_ident[5] == goblin::elf::header::ELFDATA2MSB {
+            goblin::container::Endian::Big
+        } else {
+            goblin::container::Endian::Little
+        },
     );
-    let phdrs = ProgramHeader::parse(bytes, header.e_phoff as usize, header.e_phnum as usize, ctx)
+    let table = read(header.e_phoff, u64::from(header.e_phnum) * u64::from(header.e_phentsize))?;
+    let phdrs = ProgramHeader::parse(&table, 0, header.e_phnum as usize, ctx)
         .map_err(|e| format!("bad program headers: {e}"))?;
-    let Some(dynamic) =
-        Dynamic::parse(bytes, &phdrs, ctx).map_err(|e| format!("bad dynamic section: {e}"))?
-    else {
+    let Some(dynamic) = phdrs.iter().find(|p| p.p_type == goblin::elf::program_header::PT_DYNAMIC) else {
         return Ok(Dynamics::default()); // a static object
     };
-    let strtab = Strtab::parse(bytes, dynamic.info.strtab, dynamic.info.strsz, 0)
-        .map_err(|e| format!("bad string table: {e}"))?;
+    let section = read(dynamic.p_offset, dynamic.p_filesz)?;
+    let entries = dynamic_entries(&section, ctx);
+    let value = |tag| entries.iter().find(|(t, _)| *t == tag).map(|(_, v)| *v);
+    let strtab = value(goblin::elf::dynamic::DT_STRTAB)
+        .and_then(|vaddr| file_offset(&phdrs, vaddr))
+        .ok_or("the dynamic section has no string table")?;
+    let strsz = value(goblin::elf::dynamic::DT_STRSZ).unwrap_or(u64::MAX);
+    let string = |at: u64| -> Option<String> {
+        if at >= strsz {
+            return None;
+        }
+        let bytes = read(strtab + at, (MAX_STRING as u64).min(strsz - at)).ok()?;
+        let end = bytes.iter().position(|&b| b == 0)?;
+        Some(String::from_utf8_lossy(&bytes[..end]).into_owned())
+    };
     let mut d = Dynamics::default();
-    for entry in &dynamic.dyns {
-        let Some(s) = strtab.get_at(entry.d_val as usize) else { continue };
-        match entry.d_tag {
-            DT_NEEDED => d.needed.push(s.to_string()),
+    for (tag, val) in &entries {
+        if ![DT_NEEDED, DT_RPATH, DT_RUNPATH].contains(tag) {
+            continue;
+        }
+        let Some(s) = string(*val) else { continue };
+        match *tag {
+            DT_NEEDED => d.needed.push(s),
             DT_RPATH => d.rpath.extend(s.split(':').filter(|p| !p.is_empty()).map(str::to_string)),
-            DT_RUNPATH => d.runpath.extend(s.split(':').filter(|p| !p.is_empty()).map(str::to_string)),
-            _ => {}
+            _ => d.runpath.extend(s.split(':').filter(|p| !p.is_empty()).map(str::to_string)),
         }
     }
     Ok(d)
+}
+
+/// Fills as much of `buf` as the file has from `offset` on.
+fn read_at_most(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read_at(&mut buf[filled..], offset + filled as u64) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// The (tag, value) entries of a dynamic section, up to DT_NULL.
+fn dynamic_entries(section: &[u8], ctx: goblin::container::Ctx) -> Vec<(u64, u64)> {
+    let size = if ctx.is_big() { 8 } else { 4 };
+    let little = ctx.is_little_endian();
+    let word = |at: usize| -> Option<u64> {
+        let bytes = section.get(at..at + size)?;
+        let mut b = [0u8; 8];
+        if little {
+            b[..size].copy_from_slice(bytes);
+            Some(u64::from_le_bytes(b))
+        } else {
+            b[8 - size..].copy_from_slice(bytes);
+            Some(u64::from_be_bytes(b))
+        }
+    };
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let (Some(tag), Some(val)) = (word(at), word(at + size)) {
+        if tag == goblin::elf::dynamic::DT_NULL {
+            break;
+        }
+        out.push((tag, val));
+        at += 2 * size;
+    }
+    out
+}
+
+/// The file offset of a virtual address, through the loadable segment that maps it.
+fn file_offset(phdrs: &[ProgramHeader], vaddr: u64) -> Option<u64> {
+    phdrs
+        .iter()
+        .filter(|p| p.p_type == goblin::elf::program_header::PT_LOAD)
+        .find(|p| vaddr >= p.p_vaddr && vaddr < p.p_vaddr + p.p_filesz)
+        .map(|p| vaddr - p.p_vaddr + p.p_offset)
 }
 
 /// Where the loader looks besides an object's own paths.

@@ -43,6 +43,7 @@ pub fn parse(bytes: &[u8]) -> Vec<CacheEntry> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests read the files they wrote
 mod tests {
     use super::*;
 

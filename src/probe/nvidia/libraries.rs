@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::formats::{LibraryFile, library_file};
-use crate::host::{Host, read_bounded};
+use crate::host::{FileKind, Host, read_text};
 use crate::snapshot::nvidia::{HeaderVersion, LibraryCopy, Toolkit};
 use crate::snapshot::{Component, Probed};
 use crate::version::Ver;
@@ -103,7 +103,7 @@ pub fn toolkits(host: &Host) -> Vec<Toolkit> {
 }
 
 fn toolkit_version(host: &Host, root: &Path) -> Option<(Ver, String)> {
-    if let Ok(text) = read_bounded(&root.join("version.json"))
+    if let Ok(text) = read_text(&root.join("version.json"), FileKind::System)
         && let Ok(json) = serde_json::from_str::<serde_json::Value>(&text)
     {
         for key in ["cuda", "cuda_cudart"] {
@@ -112,13 +112,13 @@ fn toolkit_version(host: &Host, root: &Path) -> Option<(Ver, String)> {
             }
         }
     }
-    if let Ok(text) = read_bounded(&root.join("version.txt"))
+    if let Ok(text) = read_text(&root.join("version.txt"), FileKind::System)
         && let Some(v) =
             text.split_whitespace().find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
     {
         return Some((Ver::new(v), "version.txt".into()));
     }
-    if let Ok(text) = read_bounded(&root.join("include/cuda_runtime_api.h"))
+    if let Ok(text) = read_text(&root.join("include/cuda_runtime_api.h"), FileKind::System)
         && let Some(n) = define_value(&text, "CUDART_VERSION").and_then(|v| v.parse::<u64>().ok())
     {
         return Some((Ver::from_cuda_int(n), "include/cuda_runtime_api.h".into()));
@@ -195,7 +195,7 @@ pub fn headers(include_dirs: &[PathBuf]) -> Vec<HeaderVersion> {
             if out.iter().any(|h: &HeaderVersion| h.component == component && h.path.parent() == Some(dir)) {
                 continue; // cudnn_version.h already read for this directory
             }
-            if let Ok(text) = read_bounded(&path)
+            if let Ok(text) = read_text(&path, FileKind::System)
                 && let Some(version) = parse(&text)
             {
                 out.push(HeaderVersion { component: component.clone(), version, path });

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::host::Host;
+use crate::host::{FileKind, Host};
 use crate::matrix::StackPackage;
 use crate::snapshot::nvidia::{
     ContainerGpu, Driver, Gpu, LibraryCopy, LinkReport, Nvidia, NvmlState, Toolkit,
@@ -29,7 +29,7 @@ use crate::version::Ver;
 /// The part of the probe that needs nothing from Python.
 pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
     let answer = nvml::probe(nvml_lib, host.timeout());
-    let kernel_module = match host.read_system_file("/proc/driver/nvidia/version") {
+    let kernel_module = match host.read_system_file("/proc/driver/nvidia/version", FileKind::System) {
         Ok(text) => match crate::formats::proc_driver_version(&text) {
             Some(v) => Probed::Found(v),
             None => Probed::NotEvaluated("/proc/driver/nvidia/version has no version".into()),
@@ -266,16 +266,17 @@ fn is_system_leaf(soname: &str) -> bool {
 }
 
 fn search_path(host: &Host) -> elf::SearchPath {
-    let cache: BTreeMap<String, PathBuf> = std::fs::read(host.system_path("/etc/ld.so.cache"))
-        .map(|bytes| {
-            let mut map = BTreeMap::new();
-            for e in ldcache::parse(&bytes) {
-                let rooted = host.system_path(&e.path.to_string_lossy());
-                map.entry(e.soname).or_insert(rooted);
-            }
-            map
-        })
-        .unwrap_or_default();
+    let cache: BTreeMap<String, PathBuf> =
+        crate::host::read_bytes(&host.system_path("/etc/ld.so.cache"), FileKind::LoaderCache)
+            .map(|bytes| {
+                let mut map = BTreeMap::new();
+                for e in ldcache::parse(&bytes) {
+                    let rooted = host.system_path(&e.path.to_string_lossy());
+                    map.entry(e.soname).or_insert(rooted);
+                }
+                map
+            })
+            .unwrap_or_default();
     let ld_library_path = host
         .env_str("LD_LIBRARY_PATH")
         .map(|v| std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect())

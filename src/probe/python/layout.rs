@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::host::Host;
+use crate::host::{FileKind, Host, read_text};
 use crate::snapshot::EnvKind;
 use crate::version::Ver;
 
@@ -32,7 +32,7 @@ pub fn guess(host: &Host, executable: &Path) -> Result<Layout, String> {
         .unwrap_or_default();
 
     if let Some(env) = venv_root(executable) {
-        let cfg = std::fs::read_to_string(env.join("pyvenv.cfg")).unwrap_or_default();
+        let cfg = read_text(&env.join("pyvenv.cfg"), FileKind::System).unwrap_or_default();
         let get = |key: &str| {
             cfg.lines().find_map(|l| {
                 let (k, v) = l.split_once('=')?;
@@ -98,11 +98,11 @@ fn through_pyenv_shim(host: &Host, executable: &Path) -> Option<PathBuf> {
         .env_str("PYENV_VERSION")
         .and_then(&first_word)
         .or_else(|| {
-            host.cwd()
-                .ancestors()
-                .find_map(|d| std::fs::read_to_string(d.join(".python-version")).ok().and_then(first_word))
+            host.cwd().ancestors().find_map(|d| {
+                read_text(&d.join(".python-version"), FileKind::System).ok().and_then(first_word)
+            })
         })
-        .or_else(|| std::fs::read_to_string(root.join("version")).ok().and_then(first_word))?;
+        .or_else(|| read_text(&root.join("version"), FileKind::System).ok().and_then(first_word))?;
     let candidate = versions.join(name).join("bin").join(executable.file_name()?);
     candidate.exists().then_some(candidate)
 }

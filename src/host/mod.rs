@@ -24,12 +24,13 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
+mod files;
+
+pub use files::{FileKind, ReadError, open_regular, read_bytes, read_capped, read_text};
+
 /// Largest amount of one stream we keep from a child. A fake executable that
 /// prints garbage forever must not grow the doctor's memory.
 const MAX_CAPTURE: usize = 8 * 1024 * 1024;
-
-/// Largest system file we read whole (`/proc/...`, `/etc/os-release`, headers).
-const MAX_SYSTEM_FILE: u64 = 4 * 1024 * 1024;
 
 /// How a finished (or abandoned) command ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,9 +165,10 @@ impl Host {
         self.root.join(path.trim_start_matches('/'))
     }
 
-    /// Reads a system file under the root, refusing anything huge.
-    pub fn read_system_file(&self, path: &str) -> io::Result<String> {
-        read_bounded(&self.system_path(path))
+    /// Reads a system file (`/etc/os-release`) under the root: a path the
+    /// user gave is read with [`read_text`] as it is.
+    pub fn read_system_file(&self, path: &str, kind: FileKind) -> Result<String, ReadError> {
+        read_text(&self.system_path(path), kind)
     }
 
     /// The first `name` on this host's `PATH`.
@@ -206,14 +208,6 @@ impl Host {
         })?;
         Ok(wait_bounded(child, started, timeout))
     }
-}
-
-/// Reads a file whole unless it is larger than the doctor should ever need.
-pub fn read_bounded(path: &Path) -> io::Result<String> {
-    let file = std::fs::File::open(path)?;
-    let mut buf = Vec::new();
-    file.take(MAX_SYSTEM_FILE).read_to_end(&mut buf)?;
-    Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
 /// An empty directory for children to run in; `/` if none can be made.
@@ -375,6 +369,6 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("etc")).unwrap();
         std::fs::write(dir.path().join("etc/os-release"), "ID=fixture\n").unwrap();
         let h = Host::new(dir.path().into(), BTreeMap::new(), "/".into(), Duration::from_secs(1));
-        assert_eq!(h.read_system_file("/etc/os-release").unwrap(), "ID=fixture\n");
+        assert_eq!(h.read_system_file("/etc/os-release", FileKind::System).unwrap(), "ID=fixture\n");
     }
 }

@@ -1,0 +1,141 @@
+//! Reading files, bounded: the one place the doctor opens a file to read it.
+//!
+//! The doctor reads what it finds on strange machines and what strangers
+//! hand it, so a "file" may be a FIFO that blocks forever, `/dev/zero`, a
+//! 50 GB log or a directory named `model.onnx`. Every read goes through
+//! [`open_regular`], which refuses anything that is not a regular file
+//! before reading a byte (a FIFO is opened non-blocking, so even opening it
+//! cannot hang), and [`read_text`] / [`read_bytes`], which stop at a cap that
+//! depends on what kind of file it is.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::Path;
+
+/// What is being read, which decides how much of it the doctor will read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// `/etc/os-release`, `/proc/...`, version headers, `pyvenv.cfg`.
+    System,
+    /// A distribution's METADATA, PKG-INFO or requires.txt.
+    Metadata,
+    /// `/etc/ld.so.cache`.
+    LoaderCache,
+    /// A matrix overlay file.
+    Matrix,
+    /// A saved snapshot or JSON report (`--snapshot`, `fleet`).
+    Report,
+    /// A shared library searched whole (libc.so.6 for its version banner).
+    Library,
+    /// Text pasted into `diagnose`.
+    Paste,
+}
+
+impl FileKind {
+    /// The most bytes read of this kind of file.
+    pub fn cap(self) -> u64 {
+        const MIB: u64 = 1024 * 1024;
+        match self {
+            Self::System => 4 * MIB,
+            Self::Metadata => 4 * MIB,
+            Self::LoaderCache => 64 * MIB,
+            Self::Matrix => 16 * MIB,
+            Self::Report => 256 * MIB,
+            Self::Library => 32 * MIB,
+            Self::Paste => 512 * MIB,
+        }
+    }
+}
+
+/// Why a file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// A FIFO, device, socket or directory where a file was expected.
+    #[error("it is {0}, not a regular file")]
+    NotRegular(&'static str),
+    /// Larger than the doctor reads of this kind of file.
+    #[error("it is larger than {} MiB, the most read of such a file", .0 / (1024 * 1024))]
+    TooLarge(u64),
+}
+
+impl ReadError {
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Self::Io(e) if e.kind() == io::ErrorKind::NotFound)
+    }
+}
+
+/// Opens `path` for reading if it is a regular file (after following
+/// links). Opening never blocks: a FIFO is opened non-blocking and refused.
+#[allow(clippy::disallowed_methods)] // the one place files are opened for reading
+pub fn open_regular(path: &Path) -> Result<File, ReadError> {
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    let kind = file.metadata()?.file_type();
+    let what = if kind.is_file() {
+        return Ok(file);
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    Err(ReadError::NotRegular(what))
+}
+
+/// The whole of a regular file, refused when it is larger than its kind's cap.
+pub fn read_bytes(path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
+    read_capped(open_regular(path)?, kind.cap())
+}
+
+/// A regular file as text (invalid UTF-8 replaced), refused when it is
+/// larger than its kind's cap.
+pub fn read_text(path: &Path, kind: FileKind) -> Result<String, ReadError> {
+    Ok(String::from_utf8_lossy(&read_bytes(path, kind)?).into_owned())
+}
+
+/// Reads `r` to its end, or fails once more than `cap` bytes came.
+pub fn read_capped(r: impl Read, cap: u64) -> Result<Vec<u8>, ReadError> {
+    let mut buf = Vec::new();
+    r.take(cap + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > cap {
+        return Err(ReadError::TooLarge(cap));
+    }
+    Ok(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("f");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(
+            matches!(read_text(&fifo, FileKind::System), Err(ReadError::NotRegular(w)) if w.contains("FIFO"))
+        );
+    }
+
+    #[test]
+    fn devices_and_directories_are_refused_and_big_files_stop_at_the_cap() {
+        assert!(matches!(read_bytes(Path::new("/dev/zero"), FileKind::Paste), Err(ReadError::NotRegular(_))));
+        assert!(matches!(read_bytes(Path::new("/"), FileKind::System), Err(ReadError::NotRegular(_))));
+        assert!(matches!(read_capped(io::repeat(b'x'), 10), Err(ReadError::TooLarge(10))));
+        assert_eq!(read_capped(&b"0123456789"[..], 10).unwrap().len(), 10);
+    }
+
+    #[test]
+    fn proc_files_are_regular_and_readable() {
+        assert!(read_text(Path::new("/proc/self/status"), FileKind::System).unwrap().contains("Name:"));
+    }
+}
