@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
 
-use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
 use sha2::{Digest, Sha256};
 
@@ -207,18 +207,20 @@ impl Errors<'_> {
     }
 }
 
-/// One layer: the embedded files, or one `--matrix` directory.
+/// One `--matrix` directory (or overlay texts): its name and its files.
 struct Layer {
-    name: Option<String>,
+    name: String,
     files: Vec<(String, String)>,
 }
 
-pub(super) fn load(overlays: &[&Path]) -> Result<Matrix, Vec<MatrixError>> {
-    let mut layers = vec![embedded_layer()];
+/// The embedded matrix (pre-parsed by the build script) with `--matrix`
+/// directories on top, in order.
+pub(super) fn load(prebuilt: &[u8], overlays: &[&Path]) -> Result<Matrix, Vec<MatrixError>> {
+    let mut layers = Vec::new();
     let mut errors = Vec::new();
     for dir in overlays {
         match read_dir_layer(dir) {
-            Ok(files) => layers.push(Layer { name: Some(dir.display().to_string()), files }),
+            Ok(files) => layers.push(Layer { name: dir.display().to_string(), files }),
             Err(message) => errors.push(MatrixError {
                 origin: Origin { file: dir.display().to_string(), line: 0, column: 0 },
                 message,
@@ -228,15 +230,21 @@ pub(super) fn load(overlays: &[&Path]) -> Result<Matrix, Vec<MatrixError>> {
     if !errors.is_empty() {
         return Err(errors);
     }
-    build(&layers)
+    build_on(Builder::prebuilt(prebuilt), &layers)
 }
 
-pub(super) fn load_with_texts(files: &[(String, String)]) -> Result<Matrix, Vec<MatrixError>> {
-    build(&[embedded_layer(), Layer { name: Some("(text)".into()), files: files.to_vec() }])
+pub(super) fn load_with_texts(
+    prebuilt: &[u8],
+    files: &[(String, String)],
+) -> Result<Matrix, Vec<MatrixError>> {
+    build_on(Builder::prebuilt(prebuilt), &[Layer { name: "(text)".into(), files: files.to_vec() }])
 }
 
-fn embedded_layer() -> Layer {
-    Layer { name: None, files: super::EMBEDDED.iter().map(|(p, c)| (p.to_string(), c.to_string())).collect() }
+fn build_on(mut b: Builder, layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
+    for layer in layers {
+        b.add_layer(true, &layer.files);
+    }
+    b.finish(layers.iter().map(|l| l.name.clone()).collect())
 }
 
 fn read_dir_layer(dir: &Path) -> Result<Vec<(String, String)>, String> {
@@ -259,17 +267,6 @@ fn read_dir_layer(dir: &Path) -> Result<Vec<(String, String)>, String> {
         .collect()
 }
 
-fn build(layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
-    let mut b = Builder::default();
-    for layer in layers {
-        let mut seen = LayerNames::default();
-        for (file, text) in &layer.files {
-            b.add_file(layer.name.is_some(), file, text, &mut seen);
-        }
-    }
-    b.finish(layers.iter().filter_map(|l| l.name.clone()).collect())
-}
-
 /// Codes and table names already defined in the current layer: within one
 /// layer a name may appear once; a later layer replaces it.
 #[derive(Default)]
@@ -278,11 +275,17 @@ struct LayerNames {
     tables: BTreeSet<String>,
 }
 
-/// The matrix as its files are read, layer by layer.
-#[derive(Default)]
-struct Builder {
+/// The matrix as its files are read, layer by layer. The build script
+/// reads the embedded files into one and stores it (serialised) in the
+/// binary; a run picks it up there and adds the `--matrix` layers.
+#[derive(Default, Serialize, Deserialize)]
+pub(crate) struct Builder {
+    #[serde(skip)]
     errors: Vec<MatrixError>,
+    #[serde(skip)]
     hasher: Sha256,
+    /// The hash of the embedded files, which overlays' hashes start from.
+    embedded_hash: Option<String>,
     version: Option<String>,
     packages: BTreeSet<String>,
     tables: BTreeMap<String, Table>,
@@ -292,7 +295,46 @@ struct Builder {
     pending: Vec<(Rule, Vec<(Clause, Origin)>)>,
 }
 
+// `embedded`, `from_bytes` and `to_bytes` serve build.rs, which compiles this file too.
+#[allow(dead_code)]
 impl Builder {
+    /// Reads the embedded files (at build time): a builder ready to be stored.
+    pub(crate) fn embedded(files: &[(String, String)]) -> Result<Self, Vec<MatrixError>> {
+        let mut b = Self::default();
+        b.add_layer(false, files);
+        if !b.errors.is_empty() {
+            return Err(std::mem::take(&mut b.errors));
+        }
+        b.embedded_hash = Some(hex(std::mem::take(&mut b.hasher).finalize().as_slice()));
+        Ok(b)
+    }
+
+    /// A builder stored by [`Builder::to_bytes`].
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Self {
+        Self::prebuilt(bytes)
+    }
+
+    /// The stored embedded builder; the build script checked it.
+    fn prebuilt(bytes: &[u8]) -> Self {
+        let mut b: Self = postcard::from_bytes(bytes).expect("the build script stored a valid matrix");
+        if let Some(h) = &b.embedded_hash {
+            b.hasher.update(h.as_bytes());
+        }
+        b
+    }
+
+    /// The builder stored in the binary.
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
+        postcard::to_allocvec(self).expect("a matrix serialises")
+    }
+
+    fn add_layer(&mut self, overlay: bool, files: &[(String, String)]) {
+        let mut seen = LayerNames::default();
+        for (file, text) in files {
+            self.add_file(overlay, file, text, &mut seen);
+        }
+    }
+
     fn add_file(&mut self, overlay: bool, file: &str, text: &str, seen: &mut LayerNames) {
         for part in [file.as_bytes(), &[0], text.as_bytes(), &[0]] {
             self.hasher.update(part);
@@ -373,7 +415,7 @@ impl Builder {
 
     /// Checks what needs every file (templates against tables, the
     /// vocabulary, `explained_by`) and builds the matrix.
-    fn finish(mut self, overlays: Vec<String>) -> Result<Matrix, Vec<MatrixError>> {
+    pub(crate) fn finish(mut self, overlays: Vec<String>) -> Result<Matrix, Vec<MatrixError>> {
         let mut rules: BTreeMap<String, Rule> = BTreeMap::new();
         for (rule, templates) in std::mem::take(&mut self.pending) {
             for (clause, origin) in &templates {
@@ -407,7 +449,10 @@ impl Builder {
             .collect();
         Ok(Matrix {
             version: self.version.unwrap_or_default(),
-            hash: self.hasher.finalize().iter().map(|b| format!("{b:02x}")).collect(),
+            hash: match (&self.embedded_hash, overlays.is_empty()) {
+                (Some(h), true) => h.clone(),
+                _ => hex(self.hasher.finalize().as_slice()),
+            },
             overlays,
             packages: self.packages,
             stack: self.stack.into_iter().map(|(p, _)| p).collect(),
@@ -526,6 +571,10 @@ fn check_vocabulary(
             });
         }
     }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn first_line(s: &str) -> String {
@@ -707,7 +756,6 @@ fn convert_rule(
         // Syntax only: compiling waits until a paste is read.
         match regex_syntax::Parser::new().parse(&sig.value) {
             Ok(_) => RuleKind::Signature {
-                pattern: sig.value.clone(),
                 regex: super::LazyRegex::new(&sig.value),
                 explained_by: raw.explained_by,
             },
@@ -848,7 +896,9 @@ mod tests {
             .map(|(p, c)| (p.to_string(), c.to_string()));
         let mut files: Vec<(String, String)> = needed.collect();
         files.push(("t.yaml".into(), format!("{VERSION}{text}")));
-        build(&[Layer { name: None, files }])
+        let mut b = Builder::default();
+        b.add_layer(false, &files);
+        b.finish(Vec::new())
     }
 
     fn err(text: &str) -> String {

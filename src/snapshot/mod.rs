@@ -8,7 +8,6 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -19,7 +18,7 @@ pub mod nvidia;
 pub mod vocab;
 
 pub use nvidia::Nvidia;
-pub use vocab::{Assumption, Component, Expectation, Library};
+pub use vocab::{Assumption, Component, Expectation, Library, normalize_name};
 
 /// Bumped whenever a saved snapshot would be read differently.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -488,14 +487,6 @@ impl PythonEnv {
     pub fn label(&self) -> String {
         self.executable.display().to_string()
     }
-}
-
-/// Normalises a distribution name as PEP 503 does: lower case, runs of
-/// `-`, `_` and `.` become one `-`. A string that is no valid name (pasted
-/// junk) is only trimmed and lower-cased, and so matches no distribution.
-pub fn normalize_name(name: &str) -> String {
-    let name = name.trim();
-    pep508_rs::PackageName::from_str(name).map_or_else(|_| name.to_lowercase(), |n| n.to_string())
 }
 
 #[cfg(test)]

@@ -11,7 +11,6 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::normalize_name;
 use crate::version::{Spec, Ver};
 
 /// A part of a stack a finding can involve: a piece of the machine
@@ -53,6 +52,14 @@ impl fmt::Display for Component {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
+}
+
+/// Normalises a distribution name as PEP 503 does: lower case, runs of
+/// `-`, `_` and `.` become one `-`. A string that is no valid name (pasted
+/// junk) is only trimmed and lower-cased, and so matches no distribution.
+pub fn normalize_name(name: &str) -> String {
+    let name = name.trim();
+    pep508_rs::PackageName::from_str(name).map_or_else(|_| name.to_lowercase(), |n| n.to_string())
 }
 
 /// The libraries whose copies the doctor lists, by their file-name stem.

@@ -1,0 +1,503 @@
+//! What the matrix holds once loaded: rules, tables, the stack, GPU models,
+//! and the conditions rules are written in.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::snapshot::Component;
+use crate::version::Spec;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The checks Rust performs itself. Each is worded by the matrix rule of
+/// the same code (`builtin: true`), which gives it its severity, texts and
+/// sources; the loader refuses a matrix that lacks one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuiltinCheck {
+    ImportFailed,
+    ImportTimedOut,
+    ImportCrashed,
+    DeclaredRequirementUnmet,
+    DeclaredRequirementMissing,
+    DistributionShadowed,
+    ModuleShadowedByLocalFile,
+    PythonNotEvaluated,
+    NoPythonFound,
+    TensorrtSeveralVersions,
+    PastedFactsConflict,
+    ExpectationNotMet,
+}
+
+impl BuiltinCheck {
+    pub const ALL: &[Self] = &[
+        Self::ImportFailed,
+        Self::ImportTimedOut,
+        Self::ImportCrashed,
+        Self::DeclaredRequirementUnmet,
+        Self::DeclaredRequirementMissing,
+        Self::DistributionShadowed,
+        Self::ModuleShadowedByLocalFile,
+        Self::PythonNotEvaluated,
+        Self::NoPythonFound,
+        Self::TensorrtSeveralVersions,
+        Self::PastedFactsConflict,
+        Self::ExpectationNotMet,
+    ];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::ImportFailed => "import-failed",
+            Self::ImportTimedOut => "import-timed-out",
+            Self::ImportCrashed => "import-crashed",
+            Self::DeclaredRequirementUnmet => "declared-requirement-unmet",
+            Self::DeclaredRequirementMissing => "declared-requirement-missing",
+            Self::DistributionShadowed => "distribution-shadowed",
+            Self::ModuleShadowedByLocalFile => "module-shadowed-by-local-file",
+            Self::PythonNotEvaluated => "python-not-evaluated",
+            Self::NoPythonFound => "no-python-found",
+            Self::TensorrtSeveralVersions => "tensorrt-several-versions",
+            Self::PastedFactsConflict => "pasted-facts-conflict",
+            Self::ExpectationNotMet => "expectation-not-met",
+        }
+    }
+}
+
+/// What a fact must look like for a condition to hold.
+#[derive(Clone, Debug)]
+pub enum Condition {
+    /// The fact exists (a package is installed, a value is known).
+    Present,
+    /// The fact does not exist (a package is not installed).
+    Absent,
+    /// The fact's text equals this (case-insensitive), or a list contains it.
+    Is(String),
+    /// The negation of [`Condition::Is`].
+    IsNot(String),
+    /// The fact's text (or some list element) contains this, case-insensitively.
+    Contains(String),
+    /// The fact is a version inside this specifier set (for a list: some
+    /// element is).
+    Version(Spec),
+    /// Every compute capability in the fact can run code compiled for this
+    /// CUDA architecture list (`sm_80 sm_86 compute_90`, `7.5;8.0;9.0+PTX`):
+    /// a cubin runs on its own major at an equal or higher minor, PTX on
+    /// anything at or above its version.
+    RunsOn(Vec<Arch>),
+    /// No value of the fact (a text, or any list element) is one of these
+    /// words, case-insensitively: `none of TopK NonZero`.
+    NoneOf(Vec<String>),
+}
+
+/// One entry of a CUDA architecture list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arch {
+    pub major: u64,
+    pub minor: u64,
+    pub ptx: bool,
+}
+
+impl Arch {
+    /// Reads `sm_86`, `compute_90`, `8.6`, `9.0+PTX`, `sm_90a`, `sm_100f`.
+    pub fn parse_list(text: &str) -> Result<Vec<Self>, String> {
+        let mut out = Vec::new();
+        for token in text.split(|c: char| c.is_whitespace() || c == ';' || c == ',').filter(|t| !t.is_empty())
+        {
+            let (body, ptx_suffix) = match token.strip_suffix("+PTX") {
+                Some(b) => (b, true),
+                None => (token, false),
+            };
+            let (digits, ptx) = if let Some(d) = body.strip_prefix("sm_") {
+                (d, ptx_suffix)
+            } else if let Some(d) = body.strip_prefix("compute_") {
+                (d, true)
+            } else {
+                (body, ptx_suffix)
+            };
+            let digits = digits.trim_end_matches(['a', 'f']);
+            let bad = || format!("{token:?} is not a CUDA architecture");
+            let (major, minor) = match digits.split_once('.') {
+                Some((a, b)) => (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?),
+                None if digits.len() >= 2 && digits.chars().all(|c| c.is_ascii_digit()) => {
+                    let (a, b) = digits.split_at(digits.len() - 1);
+                    (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?)
+                }
+                None => return Err(bad()),
+            };
+            out.push(Arch { major, minor, ptx });
+            if ptx_suffix && !body.starts_with("compute_") {
+                // "9.0+PTX" is both the cubin and the PTX.
+                out.push(Arch { major, minor, ptx: false });
+            }
+        }
+        if out.is_empty() {
+            return Err("an empty CUDA architecture list".into());
+        }
+        Ok(out)
+    }
+
+    /// Whether a GPU of compute capability `major.minor` can run this code.
+    /// A cubin runs on later minors of its major, except on integrated
+    /// (Tegra) GPUs, which run only cubins built for exactly their compute
+    /// capability; PTX is compiled for anything at least as new.
+    pub fn runs_on(&self, major: u64, minor: u64, integrated: bool) -> bool {
+        if self.ptx {
+            (major, minor) >= (self.major, self.minor)
+        } else if integrated {
+            (major, minor) == (self.major, self.minor)
+        } else {
+            major == self.major && minor >= self.minor
+        }
+    }
+}
+
+impl Condition {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let t = text.trim();
+        Ok(match t {
+            "present" => Self::Present,
+            "absent" => Self::Absent,
+            _ => {
+                if let Some(rest) = t.strip_prefix("none of ") {
+                    let words: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
+                    if words.is_empty() {
+                        return Err("`none of` needs at least one word".into());
+                    }
+                    Self::NoneOf(words)
+                } else if let Some(rest) = t.strip_prefix("contains ") {
+                    Self::Contains(rest.trim().to_string())
+                } else if let Some(rest) = t.strip_prefix("runs on ") {
+                    Self::RunsOn(Arch::parse_list(rest)?)
+                } else if let Some(rest) = t.strip_prefix("is not ") {
+                    Self::IsNot(rest.trim().to_string())
+                } else if let Some(rest) = t.strip_prefix("is ") {
+                    Self::Is(rest.trim().to_string())
+                } else {
+                    Self::Version(t.parse().map_err(|e| format!("invalid version specifier {t:?}: {e}"))?)
+                }
+            }
+        })
+    }
+}
+
+impl fmt::Display for Condition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Present => f.write_str("present"),
+            Self::Absent => f.write_str("absent"),
+            Self::Is(t) => write!(f, "is {t}"),
+            Self::IsNot(t) => write!(f, "is not {t}"),
+            Self::Contains(t) => write!(f, "contains {t}"),
+            Self::Version(s) => write!(f, "{s}"),
+            Self::NoneOf(words) => write!(f, "none of {}", words.join(" ")),
+            Self::RunsOn(list) => {
+                let names: Vec<String> = list
+                    .iter()
+                    .map(|a| format!("{}_{}{}", if a.ptx { "compute" } else { "sm" }, a.major, a.minor))
+                    .collect();
+                write!(f, "runs on {}", names.join(" "))
+            }
+        }
+    }
+}
+
+/// A condition on one fact, possibly written in terms of a table row
+/// (`"<={row.max_ir}"`); such templates are checked against every row at
+/// load time, so evaluation cannot meet a bad specifier.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Clause {
+    pub fact: String,
+    pub condition: String,
+}
+
+/// `lookup: TABLE` picks a row of TABLE by the table's key fact;
+/// `lookup: TABLE by FACT` picks it by another fact (one CUDA table serves
+/// torch's and onnxruntime's CUDA versions).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Lookup {
+    pub table: String,
+    pub by: Option<String>,
+}
+
+impl Lookup {
+    pub fn parse(text: &str) -> Self {
+        match text.split_once(" by ") {
+            Some((t, f)) => Self { table: t.trim().into(), by: Some(f.trim().into()) },
+            None => Self { table: text.trim().into(), by: None },
+        }
+    }
+}
+
+/// Where something in the matrix was written.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origin {
+    pub file: String,
+    pub line: u64,
+    pub column: u64,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// How a rule is judged.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleKind {
+    /// When the `when` clauses hold (after an optional table lookup), the
+    /// `require` clauses must hold too; with no `require`, `when` alone fires.
+    Facts { when: Vec<Clause>, lookup: Option<Lookup>, require: Vec<Clause> },
+    /// A check Rust performs itself (import failures, declared requirements);
+    /// the matrix supplies its text, severity and sources.
+    Builtin,
+    /// An error message users meet (a regex over one line of pasted text,
+    /// named captures usable as `{name}` in the texts). When a rule listed
+    /// in `explained_by` fires on the facts, the line becomes that
+    /// finding's evidence instead of a finding of its own.
+    Signature {
+        #[serde(rename = "pattern")]
+        regex: LazyRegex,
+        explained_by: Vec<String>,
+    },
+}
+
+/// A signature's regex, compiled the first time a paste is read: compiling
+/// every signature costs more than loading the rest of the matrix, and only
+/// `diagnose` needs them. The loader has already checked the syntax.
+#[derive(Clone, Debug)]
+pub struct LazyRegex {
+    pattern: String,
+    compiled: std::sync::OnceLock<Option<regex::Regex>>,
+}
+
+impl LazyRegex {
+    pub fn new(pattern: &str) -> Self {
+        Self { pattern: pattern.to_string(), compiled: std::sync::OnceLock::new() }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.pattern
+    }
+
+    /// The compiled regex; `None` only for a pattern over the regex size
+    /// limits, which then matches nothing.
+    pub fn get(&self) -> Option<&regex::Regex> {
+        self.compiled.get_or_init(|| regex::Regex::new(&self.pattern).ok()).as_ref()
+    }
+}
+
+impl Serialize for LazyRegex {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.pattern)
+    }
+}
+
+impl<'de> Deserialize<'de> for LazyRegex {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Self::new(&String::deserialize(d)?))
+    }
+}
+
+/// A GPU model the matrix knows, to tell a compute capability from a name
+/// (pasted reports and old nvidia-smi say only the name).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GpuModel {
+    /// A case-insensitive substring of the marketing name ("RTX 5090").
+    pub name: String,
+    pub compute_capability: String,
+    pub architecture: String,
+    /// An integrated (Tegra, Jetson) GPU: no binary compatibility with
+    /// other compute capabilities.
+    pub integrated: bool,
+}
+
+/// A Python package the doctor imports and reports on (`stack:` in the
+/// matrix): how to import it, which distributions provide it, which runtime
+/// facts to read from it, and which of its shared libraries to resolve.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StackPackage {
+    /// The doctor's name (`protobuf`): the prefix of its facts.
+    pub package: String,
+    /// What the probe imports (`google.protobuf`).
+    pub module: String,
+    pub component: Component,
+    /// Distributions that provide the module, preferred first.
+    pub distributions: Vec<String>,
+    /// Names `conda list` gives it (`pytorch`).
+    pub conda: Vec<String>,
+    /// Fact name → probe expression (`torch.version.cuda`).
+    pub facts: BTreeMap<String, String>,
+    pub libraries: Vec<StackLibrary>,
+}
+
+/// A shared library inside a package whose dependencies the doctor resolves.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StackLibrary {
+    /// A stable name for reports (`onnxruntime-cuda-provider`).
+    pub role: String,
+    /// Relative to site-packages; a trailing `*` takes the first match.
+    pub path: String,
+    /// The builtin rule that words a library that cannot load.
+    pub check: String,
+    /// How that text names the library ("onnxruntime-gpu's CUDA provider").
+    pub what: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Rule {
+    pub code: String,
+    pub severity: Severity,
+    pub components: Vec<Component>,
+    /// One line for `onnx-doctor rules`.
+    pub summary: String,
+    /// The finding's message; `{fact}` and `{row.column}` are filled in.
+    pub message: String,
+    pub why: String,
+    /// Commands, best first.
+    pub fixes: Vec<String>,
+    pub sources: Vec<String>,
+    /// When the fact behind the rule became true: the release or report
+    /// date of its first source (`YYYY-MM-DD`).
+    pub since: Option<String>,
+    pub kind: RuleKind,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Row {
+    /// The releases of the table's key this row describes.
+    pub versions: String,
+    pub spec: Spec,
+    pub values: BTreeMap<String, String>,
+    pub sources: Vec<String>,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Table {
+    pub name: String,
+    pub description: String,
+    /// The fact whose version selects a row (`onnxruntime`).
+    pub key: String,
+    /// Extra facts a row must match, each against a column holding a
+    /// condition (`torch.cuda` against the `cuda` column: `"==12.6.*"`).
+    pub matches: Vec<(String, String)>,
+    pub columns: Vec<String>,
+    pub rows: Vec<Row>,
+    pub origin: Origin,
+}
+
+/// The loaded, validated matrix.
+#[derive(Clone, Debug)]
+pub struct Matrix {
+    /// The embedded matrix's date ("2026-11-22").
+    pub version: String,
+    /// SHA-256 over every file that was loaded, in load order.
+    pub hash: String,
+    /// Directories layered on top with `--matrix`.
+    pub overlays: Vec<String>,
+    /// Distributions whose metadata the doctor reads in full.
+    pub packages: BTreeSet<String>,
+    /// The Python packages the probe imports, in import order.
+    pub stack: Vec<StackPackage>,
+    pub tables: BTreeMap<String, Table>,
+    /// Sorted by code.
+    pub rules: Vec<Rule>,
+    pub gpu_models: Vec<GpuModel>,
+    /// The compute capabilities of the `integrated` GPU models.
+    pub integrated: Vec<(u64, u64)>,
+    /// Every signature rule's pattern, to find error lines in one pass
+    /// (compiled on first use, like the signatures themselves).
+    pub signature_set: std::sync::OnceLock<regex::RegexSet>,
+}
+
+impl Matrix {
+    /// All signature patterns as one set, compiled on first use.
+    pub fn signature_set(&self) -> &regex::RegexSet {
+        self.signature_set.get_or_init(|| {
+            let patterns = self.rules.iter().filter_map(|r| match &r.kind {
+                RuleKind::Signature { regex, .. } => Some(regex.as_str()),
+                _ => None,
+            });
+            regex::RegexSet::new(patterns).unwrap_or_else(|_| regex::RegexSet::empty())
+        })
+    }
+
+    /// The compute capabilities of integrated GPUs, for `runs on`.
+    pub fn integrated_compute_capabilities(&self) -> &[(u64, u64)] {
+        &self.integrated
+    }
+
+    /// The stack entry with this package name.
+    pub fn stack_package(&self, package: &str) -> Option<&StackPackage> {
+        self.stack.iter().find(|p| p.package == package)
+    }
+
+    /// The component a distribution belongs to (`onnxruntime-gpu` →
+    /// onnxruntime, `tensorrt-cu12` → tensorrt); a distribution no stack
+    /// entry provides is part of the Python environment.
+    pub fn component_of(&self, distribution: &str) -> Component {
+        self.stack
+            .iter()
+            .find(|p| p.package == distribution || p.distributions.iter().any(|d| d == distribution))
+            .map_or(Component::PYTHON, |p| p.component.clone())
+    }
+
+    /// The distributions that provide a stack package, preferred first; a
+    /// name that is not a stack package is its own distribution.
+    pub fn distributions_of<'a>(&'a self, package: &'a str) -> Vec<&'a str> {
+        match self.stack_package(package) {
+            Some(p) => p.distributions.iter().map(String::as_str).collect(),
+            None => vec![package],
+        }
+    }
+
+    /// The rule that words a builtin check (the loader made sure it exists).
+    pub fn builtin(&self, check: BuiltinCheck) -> &Rule {
+        self.rule(check.code()).expect("the loader checks that every builtin check has its rule")
+    }
+
+    pub fn rule(&self, code: &str) -> Option<&Rule> {
+        self.rules.iter().find(|r| r.code == code)
+    }
+
+    /// The model whose name is the longest match inside `gpu_name`.
+    pub fn gpu_model(&self, gpu_name: &str) -> Option<&GpuModel> {
+        let lower = gpu_name.to_lowercase();
+        self.gpu_models.iter().filter(|m| lower.contains(&m.name.to_lowercase())).max_by_key(|m| m.name.len())
+    }
+
+    /// "2026-11-22, sha256 1a2b3c4d5e6f".
+    pub fn describe(&self) -> String {
+        let mut s = format!("{}, sha256 {}", self.version, &self.hash[..12]);
+        for o in &self.overlays {
+            s.push_str(&format!(" + {o}"));
+        }
+        s
+    }
+}
