@@ -77,6 +77,9 @@ pub struct GlobalArgs {
     /// Read package metadata only; run no Python.
     #[arg(long, global = true)]
     pub fast: bool,
+    /// Import the stack but run no trials (loading tiny models, trying each provider, a GPU kernel).
+    #[arg(long, global = true)]
+    pub no_trials: bool,
     /// Seconds any one external program (a Python probe) may run.
     #[arg(long, global = true, value_name = "SECS", default_value_t = 30.0, value_parser = positive_seconds)]
     pub timeout: f64,

@@ -120,6 +120,12 @@ impl Spec {
     pub fn contains(&self, v: &Ver) -> bool {
         v.parsed().is_some_and(|p| self.parsed.contains(p))
     }
+
+    /// The versions the specifiers name (`1.20` for `==1.20.*`), without
+    /// their local labels.
+    pub fn versions(&self) -> impl Iterator<Item = Version> + '_ {
+        self.parsed.iter().map(|s| s.version().clone().without_local())
+    }
 }
 
 impl FromStr for Spec {

@@ -57,6 +57,58 @@ fn cases() -> Vec<(&'static str, World, World)> {
                 .imported("onnx", json!({"ir_version": 10, "max_opset": 20})),
         ),
         (
+            "onnxruntime-refuses-onnx-default",
+            w().dists(&[("onnx", "1.20.0"), ("onnxruntime", "1.31.1")])
+                .imported("onnx", json!({"ir_version": 14, "max_opset": 28}))
+                .imported("onnxruntime", json!({"trial_onnx_default": "refused: Unsupported model IR version: 14, max supported IR version: 13"})),
+            w().dists(&[("onnx", "1.20.0"), ("onnxruntime", "1.32.0")])
+                .imported("onnx", json!({"ir_version": 14, "max_opset": 28}))
+                .imported("onnxruntime", json!({"trial_onnx_default": "loads"})),
+        ),
+        (
+            "onnxruntime-refuses-torch-export",
+            w().dists(&[("torch", "2.9.0"), ("onnxruntime", "1.17.3")])
+                .imported("torch", json!({"export_ir": 10, "export_opset": 18}))
+                .imported("onnxruntime", json!({"trial_torch_export": "refused: Unsupported model IR version: 10, max supported IR version: 9"})),
+            w().dists(&[("torch", "2.9.0"), ("onnxruntime", "1.18.0")])
+                .imported("torch", json!({"export_ir": 10, "export_opset": 18}))
+                .imported("onnxruntime", json!({"trial_torch_export": "loads"})),
+        ),
+        (
+            "matrix-disagrees-with-onnxruntime",
+            w().dists(&[("onnx", "1.17.0"), ("onnxruntime", "1.17.3")])
+                .imported("onnx", json!({"ir_version": 10, "max_opset": 20}))
+                .imported("onnxruntime", json!({"trial_onnx_default": "loads"})),
+            w().dists(&[("onnx", "1.15.0"), ("onnxruntime", "1.17.3")])
+                .imported("onnx", json!({"ir_version": 9, "max_opset": 20}))
+                .imported("onnxruntime", json!({"trial_onnx_default": "loads"})),
+        ),
+        (
+            "torch-cuda-kernel-failed",
+            w().dists(&[("torch", "2.6.0+cu126")]).imported(
+                "torch",
+                json!({"cuda": "12.6", "trial_cuda": "failed: cuda:0 CUDA error: no kernel image is available for execution on the device"}),
+            ),
+            w().dists(&[("torch", "2.6.0+cu126")]).imported("torch", json!({"cuda": "12.6", "trial_cuda": "ran on 1 devices"})),
+        ),
+        (
+            "torch-loaded-other-cudnn-major",
+            w().dists(&[("torch", "2.6.0+cu126")]).imported(
+                "torch",
+                json!({"cuda": "12.6", "cuda_major": "12", "cudnn_version": "8.9.2", "cudnn_compiled": "9.5.1", "cudnn_compiled_major": "9"}),
+            ),
+            w().dists(&[("torch", "2.6.0+cu126")]).imported(
+                "torch",
+                json!({"cuda": "12.6", "cuda_major": "12", "cudnn_version": "9.10.2", "cudnn_compiled": "9.5.1", "cudnn_compiled_major": "9"}),
+            ),
+        ),
+        (
+            "tensorrt-builder-failed",
+            w().dists(&[("tensorrt-cu12", "10.3.0")])
+                .imported("tensorrt", json!({"trial_builder": "failed: [TRT] CUDA initialization failure with error: 35"})),
+            w().dists(&[("tensorrt-cu12", "10.3.0")]).imported("tensorrt", json!({"trial_builder": "ok"})),
+        ),
+        (
             "onnx-opset-newer-than-onnxruntime",
             w().dists(&[("onnx", "1.16.0"), ("onnxruntime", "1.17.3")])
                 .imported("onnx", json!({"ir_version": 9, "max_opset": 21})),
@@ -371,6 +423,13 @@ fn cases() -> Vec<(&'static str, World, World)> {
             "onnxruntime-provider-cannot-load",
             w().dist("onnxruntime-gpu", "1.20.1").link("onnxruntime-cuda-provider", &["libcudnn.so.9"]),
             w().dist("onnxruntime-gpu", "1.20.1").link("onnxruntime-cuda-provider", &[]),
+        ),
+        (
+            "onnxruntime-tensorrt-provider-without-tensorrt",
+            w().dist("onnxruntime-gpu", "1.20.1").link("onnxruntime-tensorrt-provider", &["libnvinfer.so.10"]),
+            // With TensorRT installed, a provider that cannot find it is an error of the other rule.
+            w().dists(&[("onnxruntime-gpu", "1.20.1"), ("tensorrt-cu12", "10.3.0")])
+                .link("onnxruntime-tensorrt-provider", &["libnvinfer.so.10"]),
         ),
         (
             "torch-cuda-library-cannot-load",

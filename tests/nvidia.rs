@@ -452,7 +452,10 @@ fn the_real_onnxruntime_gpu_wheel_names_exactly_the_cuda_libraries_it_lacks() {
     assert_eq!(links.iter().filter(|l| l["role"] == "onnxruntime-cuda-provider").count(), 1, "lib64 is lib");
     let f = finding(&report, "onnxruntime-provider-cannot-load");
     assert!(
-        f["fixes"][0].as_str().unwrap().starts_with("python -m pip install \"onnxruntime-gpu[cuda,cudnn]=="),
+        f["fixes"][0]
+            .as_str()
+            .unwrap()
+            .contains("/bin/python -m pip install \"onnxruntime-gpu[cuda,cudnn]=="),
         "{f:#}"
     );
 }

@@ -63,7 +63,9 @@ fn onnxruntime_1_17_with_numpy_2_fails_to_import_and_is_explained() {
     assert_eq!(f["severity"], "error");
     assert_eq!(f["components"], serde_json::json!(["onnxruntime", "numpy"]));
     assert!(f["message"].as_str().unwrap().contains("onnxruntime 1.17.1"), "{f:#}");
-    assert_eq!(f["fixes"][0], "python -m pip install \"numpy<2\"");
+    // The fix names the interpreter that was checked, not whatever `python` is.
+    let python = venv.join("bin/python");
+    assert_eq!(f["fixes"][0], format!("{} -m pip install \"numpy<2\"", python.display()));
     // The import really failed, and its text is attached rather than repeated.
     let evidence = f["evidence"].to_string();
     assert!(evidence.contains("compiled using NumPy 1.x"), "{evidence}");
@@ -78,7 +80,10 @@ fn onnx_1_13_with_protobuf_3_19_fails_on_the_missing_builder_module() {
     let f = finding(&report, "onnx-protobuf-too-old-for-generated-code");
     assert_eq!(
         f["fixes"][0],
-        "python -m pip install \"protobuf>=3.20.2,<4\"   # the range onnx 1.13.0 declares"
+        format!(
+            "{} -m pip install \"protobuf>=3.20.2,<4\"   # the range onnx 1.13.0 declares",
+            venv.join("bin/python").display()
+        )
     );
     assert!(f["evidence"].to_string().contains("cannot import name 'builder'"), "{f:#}");
     // onnx's own Requires-Dist says the same; it is not reported twice.
@@ -97,9 +102,9 @@ fn the_printed_fix_repairs_the_environment() {
     assert_eq!(code, 1);
     let fix = finding(&report, "onnxruntime-built-against-numpy1")["fixes"][0].as_str().unwrap().to_string();
 
-    // Run the fix as a user would, with the environment activated.
-    let path = format!("{}:{}", venv.join("bin").display(), std::env::var("PATH").unwrap());
-    let status = std::process::Command::new("sh").arg("-c").arg(&fix).env("PATH", path).status().unwrap();
+    // Run the fix as printed: it names the interpreter, so no activation is needed.
+    assert!(fix.starts_with(&venv.join("bin/python").display().to_string()), "{fix}");
+    let status = std::process::Command::new("sh").arg("-c").arg(&fix).status().unwrap();
     assert!(status.success(), "{fix}");
 
     let (code, report) = check_json(&venv, &[]);
@@ -180,7 +185,7 @@ fn text_and_markdown_reports_carry_the_verdict_and_the_fix() {
     let text = doctor().arg("--python").arg(venv.join("bin/python")).output().unwrap();
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.contains("error[onnxruntime-built-against-numpy1]"), "{text}");
-    assert!(text.contains("fix: python -m pip install \"numpy<2\""), "{text}");
+    assert!(text.contains("/bin/python -m pip install \"numpy<2\""), "{text}");
     assert!(text.contains("exit 1"), "{text}");
     assert!(!text.contains('\x1b'), "no colour when not a terminal");
 

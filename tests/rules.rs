@@ -62,7 +62,7 @@ fn torchvision_must_be_the_release_paired_with_torch() {
         &[("torch", "2.3.1"), ("torchvision", "0.17.2")],
         "torchvision-not-paired-with-torch",
     );
-    assert_eq!(f["fixes"][0], "python -m pip install \"torchvision==0.18.*\"");
+    assert_eq!(f["fixes"][0], "/env/bin/python -m pip install \"torchvision==0.18.*\"");
     quiet("3.11.9", &[("torch", "2.3.1"), ("torchvision", "0.18.1")], "torchvision-not-paired-with-torch");
     quiet("3.7.16", &[("torch", "1.3.1"), ("torchvision", "0.4.2")], "torchvision-not-paired-with-torch");
     fires("3.7.16", &[("torch", "1.3.1"), ("torchvision", "0.4.1")], "torchvision-not-paired-with-torch");
@@ -196,7 +196,7 @@ fn onnx_defaults_newer_than_onnxruntime_are_warnings_with_the_matching_onnx_fix(
                           "facts": {"ir_version": 11, "max_opset": 23}}]);
     let (_, r) = check(&with_imports(&[("onnx", "1.18.0"), ("onnxruntime", "1.20.1")], imports.clone()));
     let ir = finding(&r, "onnx-ir-newer-than-onnxruntime");
-    assert_eq!(ir["fixes"][0], "python -m pip install \"onnx<1.17\"");
+    assert_eq!(ir["fixes"][0], "/env/bin/python -m pip install \"onnx<1.17\"");
     finding(&r, "onnx-opset-newer-than-onnxruntime");
     let (_, r) = check(&with_imports(&[("onnx", "1.18.0"), ("onnxruntime", "1.23.0")], imports));
     assert!(
@@ -255,10 +255,10 @@ fn the_fixes_of_all_findings_form_one_consistent_set() {
     for code in
         ["onnxruntime-built-against-numpy1", "torch-built-against-numpy1", "onnx-untested-with-numpy2"]
     {
-        assert_eq!(finding(&r, code)["fixes"][0], "python -m pip install \"numpy<2\"", "{code}");
+        assert_eq!(finding(&r, code)["fixes"][0], "/env/bin/python -m pip install \"numpy<2\"", "{code}");
     }
     let plan = plan_for(&r);
-    assert_eq!(plan["steps"], json!(["python -m pip install \"numpy<2\""]), "{plan:#}");
+    assert_eq!(plan["steps"], json!(["/env/bin/python -m pip install \"numpy<2\""]), "{plan:#}");
     assert!(plan.get("conflicts").is_none(), "{plan:#}");
 }
 
@@ -272,10 +272,10 @@ fn a_fix_that_breaks_a_package_the_plan_keeps_gives_way_to_the_next_one() {
     let (_, r) = check(&s);
     let f = finding(&r, "onnxruntime-built-against-numpy1");
     assert!(
-        f["fixes"][0].as_str().unwrap().starts_with("python -m pip install \"onnxruntime>=1.19\""),
+        f["fixes"][0].as_str().unwrap().starts_with("/env/bin/python -m pip install \"onnxruntime>=1.19\""),
         "{f:#}"
     );
-    assert_eq!(plan_for(&r)["steps"], json!(["python -m pip install \"onnxruntime>=1.19\""]));
+    assert_eq!(plan_for(&r)["steps"], json!(["/env/bin/python -m pip install \"onnxruntime>=1.19\""]));
 
     // When the same package also pins onnxruntime below 1.19, no listed fix
     // is consistent: the plan keeps the best one and names the conflict.
@@ -310,5 +310,10 @@ fn a_requirement_whose_marker_does_not_apply_does_not_steer_the_plan() {
     s["pythons"][0]["distributions"]["found"][2]["requires"] =
         json!(["numpy>=2; python_version < \"3.9\"", "numpy>=2; extra == \"fast\""]);
     let (_, r) = check(&s);
-    assert_eq!(plan_for(&r)["steps"], json!(["python -m pip install \"numpy<2\""]), "{:#}", r["fix_plan"]);
+    assert_eq!(
+        plan_for(&r)["steps"],
+        json!(["/env/bin/python -m pip install \"numpy<2\""]),
+        "{:#}",
+        r["fix_plan"]
+    );
 }

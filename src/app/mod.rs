@@ -108,6 +108,7 @@ fn probe_options(s: &Settings, matrix: &Matrix, fast: bool) -> ProbeOptions {
     ProbeOptions {
         pythons: s.pythons.clone(),
         fast,
+        trials: s.trials,
         watched: matrix.packages.clone(),
         stack: matrix.stack.clone(),
         nvml_lib: s.nvml_lib.clone().map(Into::into),

@@ -22,6 +22,7 @@ pub struct Settings {
     /// `--python`, each resolved against the starting directory.
     pub pythons: Vec<PathBuf>,
     pub fast: bool,
+    pub trials: bool,
     pub timeout: Duration,
     pub snapshot: Option<PathBuf>,
     /// `--redact` / `--no-redact`; `None` is the format's default.
@@ -64,6 +65,7 @@ impl Settings {
             matrix_dirs: g.matrix.iter().map(resolve).collect(),
             pythons: g.python.iter().map(resolve).collect(),
             fast: g.fast,
+            trials: !g.no_trials,
             timeout: Duration::from_secs_f64(g.timeout),
             snapshot: g.snapshot.as_ref().map(resolve),
             redact: if g.no_redact {

@@ -154,7 +154,12 @@ impl EnvChecks<'_> {
             else {
                 continue;
             };
-            let Some(rule) = self.matrix.rule(&lib.check) else { continue };
+            // A library for a runtime the machine has no trace of (the
+            // TensorRT provider without TensorRT) is worded as a note.
+            let absent =
+                lib.needs.as_ref().is_some_and(|c| !component_present(self.snapshot, self.matrix, c));
+            let code = if absent { lib.check_without.as_ref().unwrap_or(&lib.check) } else { &lib.check };
+            let Some(rule) = self.matrix.rule(code) else { continue };
             match unloadable(rule, lib, link, self.env, no_driver) {
                 Some(f) => self.fire(f),
                 None => self.record(&rule.code, Outcome::Passed),
@@ -186,8 +191,8 @@ impl EnvChecks<'_> {
     /// Declared requirements, like `pip check`, for the watched packages.
     fn declared_requirements(&mut self, dists: &[crate::snapshot::Distribution]) {
         let Some(markers) = marker_environment(self.snapshot, self.env) else {
-            let reason = "the Python version is unknown, so requirement markers cannot be evaluated".into();
-            self.record(BuiltinCheck::DeclaredRequirementUnmet.code(), Outcome::NotEvaluated { reason });
+            let reason = "the Python version is unknown, so requirement markers cannot be evaluated";
+            self.record(BuiltinCheck::DeclaredRequirementUnmet.code(), Outcome::not_evaluated(reason));
             return;
         };
         for d in dists.iter().filter(|d| !d.requires.is_empty()) {
@@ -265,6 +270,35 @@ fn add_component(f: &mut Finding, c: Component) {
     }
 }
 
+/// Whether any trace of a component is on the machine: a library copy, a
+/// header, or a distribution in some environment.
+fn component_present(snapshot: &Snapshot, matrix: &Matrix, c: &Component) -> bool {
+    let in_nvidia = snapshot.nvidia.found().is_some_and(|n| {
+        n.libraries.iter().any(|l| &l.library.component() == c) || n.headers.iter().any(|h| &h.component == c)
+    });
+    let in_python = snapshot.pythons.iter().any(|env| {
+        env.distributions
+            .found()
+            .is_some_and(|dists| dists.iter().any(|d| &matrix.component_of(&d.name) == c))
+    });
+    in_nvidia || in_python
+}
+
+/// The CUDA major a library is built for, from the CUDA runtime or cuBLAS
+/// soname it needs (`libcudart.so.13`).
+fn cuda_major_of(link: &LinkReport) -> Option<String> {
+    let sonames = link
+        .resolved
+        .iter()
+        .map(|r| r.soname.as_str())
+        .chain(link.unresolved.iter().map(|u| u.soname.as_str()));
+    sonames
+        .filter_map(crate::formats::library_file)
+        .find(|f| matches!(f.library, Library::Cudart | Library::Cublas))
+        .and_then(|f| f.major)
+        .map(|m| m.to_string())
+}
+
 /// The finding for a library whose dependencies the loader cannot find, if
 /// any are missing.
 fn unloadable(
@@ -291,7 +325,9 @@ fn unloadable(
     dirs.dedup();
     let version =
         env.distribution("onnxruntime-gpu").map(|d| d.version.raw().to_string()).unwrap_or_default();
+    let cuda_major = cuda_major_of(link).unwrap_or_default();
     let params = [
+        ("cuda_major", cuda_major.clone()),
         ("what", lib.what.clone()),
         ("library", link.library.display().to_string()),
         ("missing", names.join(", ")),
@@ -308,7 +344,8 @@ fn unloadable(
         .zip(f.fixes)
         .filter(|(template, _)| {
             !((template.contains("{dirs}") || template.contains("{dirs_found}")) && dirs.is_empty()
-                || template.contains("{version}") && version.is_empty())
+                || template.contains("{version}") && version.is_empty()
+                || template.contains("{cuda_major}") && cuda_major.is_empty())
         })
         .map(|(_, fix)| fix)
         .collect();
@@ -417,7 +454,7 @@ fn check_expectations(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
                     j.outcomes.push(RuleOutcome {
                         code: rule.code.clone(),
                         subject,
-                        outcome: Outcome::NotEvaluated { reason },
+                        outcome: Outcome::not_evaluated(reason),
                     });
                     continue;
                 }

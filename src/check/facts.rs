@@ -280,6 +280,14 @@ impl<'a> Facts<'a> {
                 .first_installed(&self.matrix.distributions_of(name))
                 .map_or(Fact::Absent, |d| Fact::Text(d.name.clone()));
         }
+        // A trial that did not run (no import, --no-trials, --fast, a paste)
+        // is simply not there: rules that need one stay quiet.
+        if attr.starts_with("trial_") {
+            return match env.import(name) {
+                Some(i) if i.status == ImportStatus::Ok => i.facts.get(attr).map_or(Fact::Absent, json_fact),
+                _ => Fact::Absent,
+            };
+        }
         // Facts the probe script read from the imported module.
         if self.matrix.stack_package(name).is_some() {
             return match env.import(name) {

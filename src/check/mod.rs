@@ -49,7 +49,31 @@ pub enum Outcome {
     Passed,
     Fired,
     NotApplicable,
-    NotEvaluated { reason: String },
+    NotEvaluated {
+        reason: String,
+        /// The release the matrix has no row for, when that is why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        unknown: Option<UnknownRelease>,
+    },
+}
+
+impl Outcome {
+    /// Not evaluated, for a reason that is not a missing matrix row.
+    pub fn not_evaluated(reason: impl Into<String>) -> Self {
+        Self::NotEvaluated { reason: reason.into(), unknown: None }
+    }
+}
+
+/// A version of an installed component that no row of a matrix table
+/// covers: the matrix is behind (or the release is unusual), and the rules
+/// that need the row could not judge it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct UnknownRelease {
+    /// The fact the table is looked up by (`onnxruntime|onnxruntime-gpu`, `torch.cuda`).
+    pub fact: String,
+    pub version: String,
+    /// Above every release the table names.
+    pub newer: bool,
 }
 
 /// How one rule went for one subject.
@@ -95,11 +119,10 @@ pub fn check(snapshot: &Snapshot, matrix: &Matrix) -> Judgement {
     }
     if snapshot.pythons.is_empty() && !model_only {
         for rule in data_rules.iter().filter(|r| !is_machine_rule(r, matrix)) {
-            let reason = "no Python environment was found".to_string();
             j.outcomes.push(RuleOutcome {
                 code: rule.code.clone(),
                 subject: None,
-                outcome: Outcome::NotEvaluated { reason },
+                outcome: Outcome::not_evaluated("no Python environment was found"),
             });
         }
     }
@@ -200,8 +223,26 @@ enum Truth {
 }
 
 /// Evaluates a data rule: `when` (all must hold), the table lookup, then
-/// `require` (all must hold, else the rule fires).
+/// `require` (all must hold, else the rule fires). A rule that could not be
+/// evaluated because its table has no row for the installed release says
+/// which release.
 fn evaluate(rule: &Rule, facts: &Facts<'_>, matrix: &Matrix) -> (Outcome, Option<Finding>) {
+    let mut unknown_release = None;
+    let (outcome, finding) = evaluate_rule(rule, facts, matrix, &mut unknown_release);
+    match outcome {
+        Outcome::NotEvaluated { reason, .. } => {
+            (Outcome::NotEvaluated { reason, unknown: unknown_release }, finding)
+        }
+        other => (other, finding),
+    }
+}
+
+fn evaluate_rule(
+    rule: &Rule,
+    facts: &Facts<'_>,
+    matrix: &Matrix,
+    unknown_release: &mut Option<UnknownRelease>,
+) -> (Outcome, Option<Finding>) {
     let RuleKind::Facts { when, lookup, require } = &rule.kind else {
         return (Outcome::NotApplicable, None);
     };
@@ -215,16 +256,27 @@ fn evaluate(rule: &Rule, facts: &Facts<'_>, matrix: &Matrix) -> (Outcome, Option
         match facts.get(key) {
             Fact::Absent => return (Outcome::NotApplicable, None),
             Fact::Unknown(r) => no_row = Some(r),
-            fact => match select_row(table, &Ver::new(fact.display()), facts, matrix) {
-                Ok(r) => row = Some(r),
-                Err(why) => {
-                    no_row = Some(format!(
-                        "the matrix has no row for {key} {}{why} in table {}",
-                        fact.display(),
-                        lookup.table
-                    ))
+            fact => {
+                let version = Ver::new(fact.display());
+                match select_row(table, &version, facts, matrix) {
+                    Ok(r) => row = Some(r),
+                    Err(why) => {
+                        if why.is_empty() {
+                            let newer = newer_than_every_row(table, &version);
+                            *unknown_release = Some(UnknownRelease {
+                                fact: key.to_string(),
+                                version: fact.display(),
+                                newer,
+                            });
+                        }
+                        no_row = Some(format!(
+                            "the matrix has no row for {key} {}{why} in table {}",
+                            fact.display(),
+                            lookup.table
+                        ))
+                    }
                 }
-            },
+            }
         }
     }
     let ctx =
@@ -238,13 +290,13 @@ fn evaluate(rule: &Rule, facts: &Facts<'_>, matrix: &Matrix) -> (Outcome, Option
         }
     }
     if let Some(r) = unknown {
-        return (Outcome::NotEvaluated { reason: r }, None);
+        return (Outcome::not_evaluated(r), None);
     }
     let mut failed = false;
     for clause in require {
         match test(clause, &ctx) {
             Truth::No => failed = true,
-            Truth::Unknown(r) => return (Outcome::NotEvaluated { reason: r }, None),
+            Truth::Unknown(r) => return (Outcome::not_evaluated(r), None),
             Truth::Yes => {}
         }
     }
@@ -256,7 +308,7 @@ fn evaluate(rule: &Rule, facts: &Facts<'_>, matrix: &Matrix) -> (Outcome, Option
     {
         // A known-bad combination whose texts need the row it lacks.
         if rule.fixes.iter().chain([&rule.message]).any(|t| t.contains("row.")) {
-            return (Outcome::NotEvaluated { reason: r.to_string() }, None);
+            return (Outcome::not_evaluated(r), None);
         }
     }
     let fill =
@@ -309,6 +361,14 @@ impl Ctx<'_> {
         }
         Err(why.unwrap_or_else(|| format!("`{name}` has no value")))
     }
+}
+
+/// Whether `version` is above every release the table's rows name (their
+/// specifiers' versions), so the matrix is older than the release.
+fn newer_than_every_row(table: &Table, version: &Ver) -> bool {
+    let Some(v) = version.parsed() else { return false };
+    let highest = table.rows.iter().flat_map(|r| r.spec.versions()).max();
+    highest.is_some_and(|h| v > &h)
 }
 
 /// The first row whose `versions` contains `version` and whose `match`

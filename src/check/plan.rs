@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Judgement;
 use crate::matrix::{Matrix, Severity};
-use crate::snapshot::{PythonEnv, Snapshot, normalize_name};
+use crate::snapshot::{EnvKind, PythonEnv, PythonSource, Snapshot, normalize_name};
 
 /// The fixes chosen for one environment (or the machine), merged.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -42,6 +42,8 @@ pub struct FixPlan {
 struct Install {
     options: String,
     name: String,
+    /// `[cuda,cudnn]`: extras the command asks for, kept when merged.
+    extras: Vec<String>,
     spec: Option<VersionSpecifiers>,
 }
 
@@ -124,11 +126,17 @@ fn pip_install(args: &[&str]) -> Option<Vec<Install>> {
                 Some(VersionOrUrl::Url(_)) => return None,
                 None => None,
             };
-            names.push((normalize_name(r.name.as_ref()), spec));
+            let extras = r.extras.iter().map(ToString::to_string).collect();
+            names.push((normalize_name(r.name.as_ref()), extras, spec));
         }
     }
     let options = options.join(" ");
-    Some(names.into_iter().map(|(name, spec)| Install { options: options.clone(), name, spec }).collect())
+    Some(
+        names
+            .into_iter()
+            .map(|(name, extras, spec)| Install { options: options.clone(), name, extras, spec })
+            .collect(),
+    )
 }
 
 /// Whether some version meets every specifier. Candidates are the versions
@@ -379,16 +387,113 @@ pub(super) fn plan(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
                 }
             }
         }
-        let steps = merge(&chosen);
+        let installer = Installer::for_env(env, matrix);
+        for f in j.findings.iter_mut().filter(|f| f.subject == subject) {
+            for fix in &mut f.fixes {
+                *fix = installer.rewrite(fix);
+            }
+        }
+        let steps = merge(&chosen, &installer);
         if !steps.is_empty() || !conflicts.is_empty() {
             j.plans.push(FixPlan { subject, steps, conflicts });
         }
     }
 }
 
+/// How to install into the environment that was checked. `python -m pip`
+/// reaches the wrong interpreter when the checked one is not what `python`
+/// runs (a `.venv` that is not active, a `--python` path), and fails in a uv
+/// environment without pip; conda-installed packages are conda's to change.
+pub(crate) struct Installer {
+    /// The command before `install` / `uninstall` (`python -m pip`, `uv pip`).
+    pip: String,
+    /// Said after `install` / `uninstall` (` --python /env/bin/python` for uv).
+    target: String,
+    /// `conda install -p PREFIX`, for the packages conda installed.
+    conda: Option<String>,
+    /// Distributions conda installed here, with the name conda knows them by.
+    conda_owned: BTreeMap<String, String>,
+}
+
+impl Installer {
+    pub(crate) fn for_env(env: Option<&PythonEnv>, matrix: &Matrix) -> Self {
+        let plain = Self {
+            pip: "python -m pip".into(),
+            target: String::new(),
+            conda: None,
+            conda_owned: BTreeMap::new(),
+        };
+        let Some(env) = env else { return plain };
+        let exe = env.executable.display().to_string();
+        let has_pip = env.distribution("pip").is_some();
+        let (pip, target) = match env.source {
+            PythonSource::Pasted => return plain,
+            // uv makes environments without pip; its own pip speaks for them.
+            _ if !has_pip && env.kind == Some(EnvKind::Uv) => {
+                ("uv pip".to_string(), format!(" --python {exe}"))
+            }
+            // The active environment's python is first on PATH.
+            PythonSource::VirtualEnv | PythonSource::CondaPrefix => ("python -m pip".into(), String::new()),
+            PythonSource::SearchPath => {
+                let name =
+                    env.executable.file_name().map_or("python".into(), |n| n.to_string_lossy().into_owned());
+                (format!("{name} -m pip"), String::new())
+            }
+            PythonSource::Flag | PythonSource::DotVenv => (format!("{exe} -m pip"), String::new()),
+        };
+        let conda_owned: BTreeMap<String, String> = env
+            .distributions
+            .found()
+            .into_iter()
+            .flatten()
+            .filter(|d| d.installer.as_deref() == Some("conda"))
+            .map(|d| {
+                let conda_name = matrix
+                    .stack
+                    .iter()
+                    .find(|p| p.distributions.contains(&d.name))
+                    .and_then(|p| p.conda.first().cloned())
+                    .unwrap_or_else(|| d.name.clone());
+                (d.name.clone(), conda_name)
+            })
+            .collect();
+        let conda = env.interpreter.found().map(|i| format!("conda install -p {}", i.prefix.display()));
+        Self { pip, target, conda: conda.filter(|_| !conda_owned.is_empty()), conda_owned }
+    }
+
+    fn install(&self) -> String {
+        format!("{} install{}", self.pip, self.target)
+    }
+
+    fn uninstall(&self) -> String {
+        format!("{} uninstall{}", self.pip, self.target)
+    }
+
+    /// A fix written for `python -m pip`, for this environment.
+    pub(crate) fn rewrite(&self, fix: &str) -> String {
+        fix.split(" && ")
+            .map(|part| {
+                let trimmed = part.trim_start();
+                for (from, to) in [
+                    ("python -m pip install", self.install()),
+                    ("python -m pip uninstall", self.uninstall()),
+                    ("pip install", self.install()),
+                    ("pip uninstall", self.uninstall()),
+                ] {
+                    if let Some(rest) = trimmed.strip_prefix(from) {
+                        return format!("{to}{rest}");
+                    }
+                }
+                part.to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(" && ")
+    }
+}
+
 /// Uninstalls first, then one `pip install` per index with every
 /// requirement merged, then the rest in the order chosen.
-fn merge(chosen: &[Effect]) -> Vec<String> {
+fn merge(chosen: &[Effect], installer: &Installer) -> Vec<String> {
     let mut steps = Vec::new();
     let mut uninstall: Vec<&str> = Vec::new();
     for e in chosen {
@@ -399,13 +504,20 @@ fn merge(chosen: &[Effect]) -> Vec<String> {
         }
     }
     if !uninstall.is_empty() {
-        steps.push(format!("python -m pip uninstall -y {}", uninstall.join(" ")));
+        steps.push(format!("{} -y {}", installer.uninstall(), uninstall.join(" ")));
     }
-    // One `pip install` per set of options, requirements merged by name.
-    let mut by_options: BTreeMap<&str, BTreeMap<&str, Vec<String>>> = BTreeMap::new();
+    // One `pip install` per set of options, requirements merged by name
+    // (their extras and specifiers together).
+    let mut by_options: BTreeMap<&str, BTreeMap<&str, (Vec<&str>, Vec<String>)>> = BTreeMap::new();
     for e in chosen {
         for i in &e.installs {
-            let specs = by_options.entry(i.options.as_str()).or_default().entry(i.name.as_str()).or_default();
+            let (extras, specs) =
+                by_options.entry(i.options.as_str()).or_default().entry(i.name.as_str()).or_default();
+            for x in &i.extras {
+                if !extras.contains(&x.as_str()) {
+                    extras.push(x);
+                }
+            }
             for s in i.spec.iter().flat_map(|s| s.iter()).map(ToString::to_string) {
                 if !specs.contains(&s) {
                     specs.push(s);
@@ -413,15 +525,29 @@ fn merge(chosen: &[Effect]) -> Vec<String> {
             }
         }
     }
+    let mut conda: Vec<String> = Vec::new();
     for (options, reqs) in by_options {
-        let reqs: Vec<String> =
-            reqs.into_iter()
-                .map(|(name, specs)| {
-                    if specs.is_empty() { name.to_string() } else { format!("\"{name}{}\"", specs.join(",")) }
-                })
-                .collect();
-        let options = if options.is_empty() { String::new() } else { format!(" {options}") };
-        steps.push(format!("python -m pip install{options} {}", reqs.join(" ")));
+        let mut pip = Vec::new();
+        for (name, (extras, specs)) in reqs {
+            let extras = if extras.is_empty() { String::new() } else { format!("[{}]", extras.join(",")) };
+            // A package conda installed (without pip's options or extras) is conda's to change.
+            if let (Some(conda_name), true) =
+                (installer.conda_owned.get(name), options.is_empty() && extras.is_empty())
+            {
+                conda.push(format!("\"{conda_name}{}\"", specs.join(",")));
+            } else if specs.is_empty() && extras.is_empty() {
+                pip.push(name.to_string());
+            } else {
+                pip.push(format!("\"{name}{extras}{}\"", specs.join(",")));
+            }
+        }
+        if !pip.is_empty() {
+            let options = if options.is_empty() { String::new() } else { format!(" {options}") };
+            steps.push(format!("{}{options} {}", installer.install(), pip.join(" ")));
+        }
+    }
+    if let (Some(command), false) = (&installer.conda, conda.is_empty()) {
+        steps.push(format!("{command} {}", conda.join(" ")));
     }
     for e in chosen {
         for o in &e.other {
@@ -489,7 +615,7 @@ mod tests {
             effect_of(r#"python -m pip install --upgrade "onnxruntime""#),
         ];
         assert_eq!(
-            merge(&chosen),
+            merge(&chosen, &Installer::for_env(None, &Matrix::load(&[]).unwrap())),
             [
                 r#"python -m pip install "numpy<2" "protobuf>=3.20.2,<4""#,
                 "python -m pip install --upgrade onnxruntime",

@@ -101,6 +101,7 @@ impl Collector {
             location: PathBuf::from("(pasted)"),
             requires: Vec::new(),
             shadowed: Vec::new(),
+            installer: None,
         };
         let mut dists: Vec<Distribution> =
             self.dists.iter().map(|(n, (v, _))| pasted(n, v.clone())).collect();

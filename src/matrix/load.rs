@@ -69,6 +69,8 @@ struct RawStackPackage {
     #[serde(default)]
     facts: BTreeMap<String, String>,
     #[serde(default)]
+    trial: Option<String>,
+    #[serde(default)]
     libraries: Vec<RawStackLibrary>,
 }
 
@@ -79,6 +81,10 @@ struct RawStackLibrary {
     path: String,
     check: String,
     what: String,
+    #[serde(default)]
+    needs: Option<String>,
+    #[serde(default)]
+    check_without: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -466,7 +472,10 @@ impl Builder {
 }
 
 /// The formats a stack fact's expression may end with (`| split`).
-const FACT_FORMATS: &[&str] = &["split", "cudnn", "exists"];
+const FACT_FORMATS: &[&str] = &["split", "cudnn", "exists", "dotted", "major"];
+
+/// The trials the probe script implements.
+const TRIALS: &[&str] = &["onnxruntime", "torch", "tensorrt"];
 
 fn convert_stack_package(e: &mut Errors<'_>, p: Spanned<RawStackPackage>) -> Option<StackPackage> {
     let before = e.list.len();
@@ -498,8 +507,15 @@ fn convert_stack_package(e: &mut Errors<'_>, p: Spanned<RawStackPackage>) -> Opt
             );
         }
     }
+    if let Some(t) = raw.trial.as_deref().filter(|t| !TRIALS.contains(t)) {
+        e.at(
+            &p,
+            format!("trial `{t}` of `{}` is not one the probe runs ({})", raw.package, TRIALS.join(", ")),
+        );
+    }
     let raw = p.value;
     let package = StackPackage {
+        trial: raw.trial,
         module: raw.module.unwrap_or_else(|| raw.package.clone()),
         component: Component::new(raw.component.unwrap_or_else(|| raw.package.clone())),
         distributions: if raw.distributions.is_empty() {
@@ -512,7 +528,14 @@ fn convert_stack_package(e: &mut Errors<'_>, p: Spanned<RawStackPackage>) -> Opt
         libraries: raw
             .libraries
             .into_iter()
-            .map(|l| StackLibrary { role: l.role, path: l.path, check: l.check, what: l.what })
+            .map(|l| StackLibrary {
+                role: l.role,
+                path: l.path,
+                check: l.check,
+                what: l.what,
+                needs: l.needs.map(Component::new),
+                check_without: l.check_without,
+            })
             .collect(),
         package: raw.package,
     };
@@ -559,8 +582,12 @@ fn check_vocabulary(
             message: format!("no `builtin: true` rule words the builtin check `{}`", check.code()),
         });
     }
-    let library_checks: Vec<&str> =
-        stack.iter().flat_map(|(p, _)| &p.libraries).map(|l| l.check.as_str()).collect();
+    let library_checks: Vec<&str> = stack
+        .iter()
+        .flat_map(|(p, _)| &p.libraries)
+        .flat_map(|l| std::iter::once(&l.check).chain(&l.check_without))
+        .map(String::as_str)
+        .collect();
     for rule in rules.values().filter(|r| matches!(r.kind, RuleKind::Builtin)) {
         let known = BuiltinCheck::ALL.iter().any(|c| c.code() == rule.code)
             || library_checks.contains(&rule.code.as_str());

@@ -352,6 +352,8 @@ pub struct StackPackage {
     pub conda: Vec<String>,
     /// Fact name → probe expression (`torch.version.cuda`).
     pub facts: BTreeMap<String, String>,
+    /// The experiment the probe runs with the package imported.
+    pub trial: Option<String>,
     pub libraries: Vec<StackLibrary>,
 }
 
@@ -366,6 +368,10 @@ pub struct StackLibrary {
     pub check: String,
     /// How that text names the library ("onnxruntime-gpu's CUDA provider").
     pub what: String,
+    /// A component this library serves (TensorRT for the TensorRT provider):
+    /// when the machine has none of it, `check_without` words the finding.
+    pub needs: Option<Component>,
+    pub check_without: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -34,11 +34,21 @@ pub fn read_distributions(site_dirs: &[PathBuf], watched: &BTreeSet<String>) -> 
             match by_name.get_mut(&name) {
                 Some(first) => first.shadowed.push(ShadowedCopy { version, location: dir.clone() }),
                 None => {
-                    let requires = if watched.contains(&name) { meta.requires() } else { Vec::new() };
-                    by_name.insert(
-                        name.clone(),
-                        Distribution { name, version, location: dir.clone(), requires, shadowed: Vec::new() },
-                    );
+                    let (requires, installer) = if watched.contains(&name) {
+                        (meta.requires(), meta.installer())
+                    } else {
+                        (Vec::new(), None)
+                    };
+                    let location = dir.clone();
+                    let d = Distribution {
+                        name: name.clone(),
+                        version,
+                        location,
+                        requires,
+                        shadowed: Vec::new(),
+                        installer,
+                    };
+                    by_name.insert(name, d);
                 }
             }
         }
@@ -94,6 +104,12 @@ impl MetaDir {
     fn headers(&self) -> Option<BTreeMap<String, Vec<String>>> {
         let text = read_text(&self.metadata_file(), FileKind::Metadata).ok()?;
         Some(parse_headers(&text))
+    }
+
+    /// The tool that installed it, from the dist-info's INSTALLER file.
+    fn installer(&self) -> Option<String> {
+        let text = read_text(&self.path.join("INSTALLER"), FileKind::Metadata).ok()?;
+        text.lines().next().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string)
     }
 
     fn requires(&self) -> Vec<String> {

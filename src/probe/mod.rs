@@ -24,6 +24,8 @@ pub struct ProbeOptions {
     pub pythons: Vec<PathBuf>,
     /// `--fast`: read metadata only, run nothing.
     pub fast: bool,
+    /// Run the trials after the imports (`--no-trials` turns them off).
+    pub trials: bool,
     /// Distributions whose `Requires-Dist` the checks need.
     pub watched: BTreeSet<String>,
     /// The Python packages to import, in order (the matrix's `stack:`).

@@ -74,7 +74,7 @@ pub fn junit(report: &Report) -> String {
                 }
                 let _ = write!(cases, ">{body}\n    </testcase>\n");
             }
-            Outcome::NotEvaluated { reason } => {
+            Outcome::NotEvaluated { reason, .. } => {
                 skipped += 1;
                 let _ = writeln!(cases, ">\n      <skipped message=\"{}\"/>\n    </testcase>", xml(reason));
             }

@@ -52,6 +52,9 @@ pub enum Verdict {
     Info,
     Warning,
     Error,
+    /// No errors or warnings, but an installed release is one the matrix
+    /// does not know and no trial covered what it could not check.
+    Unverified,
     /// Nothing could be probed, so nothing was judged.
     NotEvaluated,
 }
@@ -63,9 +66,30 @@ impl Verdict {
             Self::Info => "info",
             Self::Warning => "warning",
             Self::Error => "error",
+            Self::Unverified => "unverified",
             Self::NotEvaluated => "not_evaluated",
         }
     }
+}
+
+/// An installed release the matrix has no row for.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MatrixGap {
+    /// The Python environment, when the release is installed in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// The stack package the release belongs to, if any (`onnxruntime`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
+    /// "onnxruntime|onnxruntime-gpu 1.33.0".
+    pub fact: String,
+    pub version: String,
+    /// Newer than every release the matrix names.
+    pub newer: bool,
+    /// The rules that could not judge it.
+    pub checks: Vec<String>,
+    /// A trial of the runtime answered what those rules would have asked.
+    pub covered_by_trial: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -78,6 +102,9 @@ pub struct Summary {
     /// Rule evaluations that could not be made (missing facts).
     pub not_evaluated: usize,
     pub python_environments: usize,
+    /// Installed releases the matrix does not know.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub matrix_gaps: Vec<MatrixGap>,
 }
 
 impl Report {
@@ -85,12 +112,15 @@ impl Report {
         let count = |s: Severity| judgement.findings.iter().filter(|f| f.severity == s).count();
         let (errors, warnings, infos) =
             (count(Severity::Error), count(Severity::Warning), count(Severity::Info));
+        let matrix_gaps = matrix_gaps(&snapshot, matrix, &judgement.outcomes);
         let verdict = if !snapshot_has_facts(&snapshot) {
             Verdict::NotEvaluated
         } else if errors > 0 {
             Verdict::Error
         } else if warnings > 0 {
             Verdict::Warning
+        } else if matrix_gaps.iter().any(|g| !g.covered_by_trial) {
+            Verdict::Unverified
         } else if infos > 0 {
             Verdict::Info
         } else {
@@ -112,6 +142,7 @@ impl Report {
                 infos,
                 not_evaluated,
                 python_environments: snapshot.pythons.len(),
+                matrix_gaps,
             },
             findings: judgement.findings,
             fix_plan: judgement.plans,
@@ -143,6 +174,62 @@ impl Report {
         }
         s
     }
+}
+
+/// The installed releases the matrix had no row for, each with the rules
+/// that could not judge it and whether a trial answered for them: the
+/// package imported and its trial ran without a refusal or a failure.
+fn matrix_gaps(snapshot: &Snapshot, matrix: &Matrix, outcomes: &[RuleOutcome]) -> Vec<MatrixGap> {
+    let mut gaps: Vec<MatrixGap> = Vec::new();
+    for o in outcomes {
+        let Outcome::NotEvaluated { unknown: Some(u), .. } = &o.outcome else { continue };
+        if let Some(g) =
+            gaps.iter_mut().find(|g| g.subject == o.subject && g.fact == u.fact && g.version == u.version)
+        {
+            g.checks.push(o.code.clone());
+            continue;
+        }
+        let env = snapshot.pythons.iter().find(|e| Some(e.label()) == o.subject);
+        let package = u.fact.split('|').find_map(|alt| {
+            let name = alt.split('.').next().unwrap_or(alt);
+            matrix.stack.iter().find(|p| p.package == name || p.distributions.iter().any(|d| d == name))
+        });
+        let covered = match (env, package) {
+            (Some(env), Some(p)) => trial_answered(env, &p.package),
+            _ => false,
+        };
+        gaps.push(MatrixGap {
+            subject: o.subject.clone(),
+            package: package.map(|p| p.package.clone()),
+            fact: u.fact.clone(),
+            version: u.version.clone(),
+            newer: u.newer,
+            checks: vec![o.code.clone()],
+            covered_by_trial: covered,
+        });
+    }
+    gaps
+}
+
+/// Whether a package imported and its trial ran without a refusal, a
+/// failure or being skipped.
+fn trial_answered(env: &crate::snapshot::PythonEnv, package: &str) -> bool {
+    let Some(import) = env.import(package).filter(|i| i.status == crate::snapshot::ImportStatus::Ok) else {
+        return false;
+    };
+    let trials: Vec<String> = import
+        .facts
+        .iter()
+        .filter(|(k, _)| k.starts_with("trial_") && k.as_str() != "trial_seconds")
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    !trials.is_empty()
+        && !trials.iter().any(|t| {
+            t.starts_with("trial_error")
+                || t.contains("refused")
+                || t.contains("failed:")
+                || t.contains("skipped")
+        })
 }
 
 /// Whether any probe besides the system one produced facts.

@@ -401,6 +401,29 @@ fn package_line(
         Some(d) => format!("{} {}", d.name, d.version),
         None => key.to_string(),
     };
+    let subject = env.label();
+    let gap = report
+        .summary
+        .matrix_gaps
+        .iter()
+        .find(|g| g.subject.as_deref() == Some(subject.as_str()) && g.package.as_deref() == Some(key));
+    let Some(gap) = gap else { return Line { status, label, detail } };
+    // A release the matrix does not know: say so on its line.
+    let known = if gap.newer { "newer than this matrix" } else { "not in this matrix" };
+    let checks =
+        if gap.checks.len() == 1 { "1 check".to_string() } else { format!("{} checks", gap.checks.len()) };
+    let (status, said) = if gap.covered_by_trial {
+        (
+            status,
+            format!("{known} ({}): {checks} not evaluated; the trial answered them", report.matrix.version),
+        )
+    } else {
+        (
+            status.max(Status::NotEvaluated),
+            format!("{known} ({}): {checks} not evaluated", report.matrix.version),
+        )
+    };
+    let detail = if detail.is_empty() { said } else { format!("{detail} · {said}") };
     Line { status, label, detail }
 }
 

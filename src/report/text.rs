@@ -117,6 +117,7 @@ pub fn render(report: &Report, matrix: &Matrix, paint: Paint, exit_code: u8) -> 
         Verdict::NotEvaluated => paint.magenta("nothing could be probed"),
         Verdict::Error => paint.red("problems found"),
         Verdict::Warning => paint.yellow("warnings"),
+        Verdict::Unverified => paint.magenta("not fully verified"),
         Verdict::Info | Verdict::Ok => paint.green("healthy"),
     };
     let _ = writeln!(out, "\n{}: {} · exit {exit_code}", verdict, parts.join(", "));

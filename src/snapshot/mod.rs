@@ -364,6 +364,10 @@ pub struct Distribution {
     /// Other copies further down `sys.path`, which imports never see.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shadowed: Vec<ShadowedCopy>,
+    /// Who installed it (the dist-info's INSTALLER: `pip`, `uv`, `conda`),
+    /// read for the packages the matrix watches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub installer: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

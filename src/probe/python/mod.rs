@@ -45,6 +45,8 @@ enum Event {
     Interpreter(InterpreterEvent),
     Start { package: String },
     Import(ImportProbe),
+    TrialStart { package: String },
+    Trial { package: String, facts: BTreeMap<String, serde_json::Value> },
     Done,
     Error { kind: String, message: String },
 }
@@ -67,6 +69,10 @@ struct InterpreterEvent {
 struct Run {
     interpreter: Option<InterpreterEvent>,
     imports: Vec<ImportProbe>,
+    /// Trial results: package → facts.
+    trials: Vec<(String, BTreeMap<String, serde_json::Value>)>,
+    /// A trial that started and did not report.
+    trial_started: Option<String>,
     started: Option<String>,
     done: bool,
     error: Option<String>,
@@ -87,6 +93,11 @@ fn parse_events(stdout: &[u8]) -> Run {
                 }
                 run.imports.push(probe);
             }
+            Event::TrialStart { package } => run.trial_started = Some(package),
+            Event::Trial { package, facts } => {
+                run.trial_started = None;
+                run.trials.push((package, facts));
+            }
             Event::Done => run.done = true,
             Event::Error { kind, message } => run.error = Some(format!("{message} ({kind})")),
         }
@@ -102,7 +113,7 @@ fn tail(text: &str, lines: usize) -> String {
 /// Probes one interpreter: runs the script (more than once only when an
 /// import hangs or crashes), then reads its distributions.
 pub fn probe(host: &Host, candidate: &Candidate, options: &ProbeOptions) -> PythonEnv {
-    let session = run_script(host, candidate, &options.stack);
+    let session = run_script(host, candidate, &options.stack, options.trials);
     let Some(i) = session.interpreter else {
         let reason = session.failure.unwrap_or_else(|| "the interpreter gave no answer".into());
         // A broken interpreter still has packages on disk worth reading.
@@ -138,17 +149,28 @@ struct Session {
     failure: Option<String>,
 }
 
+impl Session {
+    /// Trial results join the facts of the package they tried.
+    fn add_trials(&mut self, trials: Vec<(String, BTreeMap<String, serde_json::Value>)>) {
+        for (package, facts) in trials {
+            if let Some(import) = self.imports.iter_mut().find(|i| i.package == package) {
+                import.facts.extend(facts);
+            }
+        }
+    }
+}
+
 /// Runs the script until every package has an answer. Each run either
 /// finishes or removes the import it died in, so this is bounded by the
 /// stack; the counter guards against an interpreter that reports imports it
 /// was never asked for.
-fn run_script(host: &Host, candidate: &Candidate, stack: &[StackPackage]) -> Session {
+fn run_script(host: &Host, candidate: &Candidate, stack: &[StackPackage], trials: bool) -> Session {
     let mut session = Session::default();
     let mut remaining: Vec<&StackPackage> = stack.iter().collect();
     let mut runs = 0;
     while !remaining.is_empty() && runs <= stack.len() {
         runs += 1;
-        let out = match host.run(&candidate.executable, &script_args(host, &remaining)) {
+        let out = match host.run(&candidate.executable, &script_args(host, &remaining, trials)) {
             Ok(out) => out,
             Err(e) => {
                 session.failure = Some(match e {
@@ -172,6 +194,11 @@ fn run_script(host: &Host, candidate: &Candidate, stack: &[StackPackage]) -> Ses
         }
         remaining.retain(|p| !run.imports.iter().any(|i| i.package == p.package));
         session.imports.extend(run.imports);
+        session.add_trials(run.trials);
+        if let Some(package) = run.trial_started.filter(|_| !run.done) {
+            let why = format!("did not finish: the probe {}", out.describe_exit());
+            session.add_trials(vec![(package, BTreeMap::from([("trial_error".into(), why.into())]))]);
+        }
         if run.done {
             break;
         }
@@ -190,20 +217,24 @@ fn run_script(host: &Host, candidate: &Candidate, stack: &[StackPackage]) -> Ses
     session
 }
 
-/// `-B -c SCRIPT CWD STACK_JSON`: the user's directory (to spot a local
-/// `onnx.py`) and the packages still to import.
-fn script_args(host: &Host, packages: &[&StackPackage]) -> Vec<OsString> {
+/// `-B -c SCRIPT CWD STACK_JSON [--no-trials]`: the user's directory (to
+/// spot a local `onnx.py`) and the packages still to import.
+fn script_args(host: &Host, packages: &[&StackPackage], trials: bool) -> Vec<OsString> {
     let specs: Vec<serde_json::Value> = packages
         .iter()
-        .map(|p| serde_json::json!({"package": p.package, "module": p.module, "facts": p.facts}))
+        .map(|p| serde_json::json!({"package": p.package, "module": p.module, "facts": p.facts, "trial": p.trial}))
         .collect();
-    vec![
+    let mut args = vec![
         "-B".into(),
         "-c".into(),
         PROBE_SCRIPT.into(),
         host.cwd().as_os_str().to_owned(),
         serde_json::Value::Array(specs).to_string().into(),
-    ]
+    ];
+    if !trials {
+        args.push("--no-trials".into());
+    }
+    args
 }
 
 /// Why an interpreter that ran gave no answer, in its own words if it said any.

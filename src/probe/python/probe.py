@@ -1,7 +1,7 @@
 # The onnx-doctor Python probe. Standard library only; run once per interpreter
-# as `python -B -c <this> <user cwd> <stack JSON>`, where the JSON is the list
-# of packages to import, each {"package", "module", "facts"} as the matrix's
-# `stack:` section gives them.
+# as `python -B -c <this> <user cwd> <stack JSON> [--no-trials]`, where the JSON
+# is the list of packages to import, each {"package", "module", "facts",
+# "trial"} as the matrix's `stack:` section gives them.
 #
 # It writes JSON lines, each prefixed with MARK, to a private copy of stdout:
 # one "interpreter" event, then "start"/"import" events per package, then
@@ -160,6 +160,11 @@ def evaluate(expression):
         return value.split() if value else []
     if fmt == "cudnn":
         return cudnn_text(value)
+    if fmt == "dotted":
+        return ".".join(str(v) for v in value)
+    if fmt == "major":
+        first = value[0] if isinstance(value, (list, tuple)) else str(value).split(".")[0]
+        return str(first)
     if isinstance(value, (bool, int, float)) or value is None:
         return value
     if isinstance(value, (list, tuple)):
@@ -204,7 +209,7 @@ def probe(spec, user_cwd):
     if not found:
         record["status"] = {"state": "not_installed"}
         emit("import", **record)
-        return
+        return None
     emit("start", package=key)
     captured = io.StringIO()
     saved = sys.stdout, sys.stderr
@@ -234,14 +239,205 @@ def probe(spec, user_cwd):
         record["output"] = out[-MAX_OUTPUT:]
     record["status"] = status
     emit("import", **record)
+    return record.get("facts") if m is not None else None
+
+
+# -- Trials: tiny experiments in the user's interpreter, after the imports.
+#
+# Each asks an imported runtime a question the matrix can only predict: will
+# this model load, does this provider really run, does a kernel launch. A
+# trial writes nothing (models are built in memory) and its result is a fact
+# of the package it tried ("trial_onnx_default": "loads").
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _field(tag, value):
+    if isinstance(value, int):
+        return _varint(tag << 3) + _varint(value)
+    if isinstance(value, str):
+        value = value.encode()
+    return _varint(tag << 3 | 2) + _varint(len(value)) + value
+
+
+def tiny_model(ir_version, opset):
+    """The smallest model: y = Identity(x), float[1], at this IR and opset."""
+    dim = _field(1, _field(1, 1))                               # TensorShapeProto.dim { dim_value: 1 }
+    tensor_type = _field(1, _field(1, 1) + _field(2, dim))      # TypeProto.tensor_type { float, shape }
+    value = lambda name: _field(1, name) + _field(2, tensor_type)  # noqa: E731  ValueInfoProto
+    node = _field(1, "x") + _field(2, "y") + _field(4, "Identity")
+    graph = _field(1, node) + _field(2, "g") + _field(11, value("x")) + _field(12, value("y"))
+    opset_import = _field(1, "") + _field(2, opset)
+    return _field(1, ir_version) + _field(7, graph) + _field(8, opset_import)
+
+
+class CapturedStderr(object):
+    """What native code writes to fd 2 while the block runs (onnxruntime's
+    and TensorRT's loggers bypass sys.stderr)."""
+
+    def __enter__(self):
+        import tempfile
+        self.file = tempfile.TemporaryFile()
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        os.dup2(self.file.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        sys.stderr.flush()
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        self.file.seek(0)
+        self.text = self.file.read().decode("utf-8", "replace")[-MAX_OUTPUT:]
+        self.file.close()
+        return False
+
+
+ANSI = None
+
+
+def plain(line):
+    """A native log line without colour codes and without the logger's
+    prefix: `[ONNXRuntimeError] : 1 : FAIL : Failed to load library ...`
+    keeps what comes after the last `FAIL : `."""
+    global ANSI
+    if ANSI is None:
+        import re
+        ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+    line = ANSI.sub("", line).strip()
+    if "FAIL : " in line:
+        line = line.rsplit("FAIL : ", 1)[1]
+    # "/onnxruntime_src/.../model.cc:256 onnxruntime::Model::Model(...) Unsupported ..."
+    if ".cc:" in line.split(" ", 1)[0] and ") " in line:
+        line = line.rsplit(") ", 1)[1]
+    return line[:500]
+
+
+def first_line(e):
+    text = str(e).strip()
+    for line in text.splitlines():
+        if line.strip():
+            return plain(line)
+    return type(e).__name__
+
+
+def trial_load(facts, ort, name, ir, opset):
+    try:
+        ort.InferenceSession(tiny_model(int(ir), int(opset)), providers=["CPUExecutionProvider"])
+        facts["trial_" + name] = "loads"
+    except Exception as e:
+        facts["trial_" + name] = "refused: " + first_line(e)
+
+
+def trial_onnxruntime(known, facts):
+    import onnxruntime as ort
+    onnx = known.get("onnx") or {}
+    if onnx.get("ir_version") and onnx.get("max_opset"):
+        trial_load(facts, ort, "onnx_default", onnx["ir_version"], onnx["max_opset"])
+    torch = known.get("torch") or {}
+    if torch.get("export_ir") and torch.get("export_opset"):
+        trial_load(facts, ort, "torch_export", torch["export_ir"], torch["export_opset"])
+    # Each accelerator provider alone: one that silently falls back to the
+    # CPU is a fact, not a guess. IR 4 / opset 9 loads in every release.
+    working, failed, why = [], [], []
+    for provider in ort.get_available_providers():
+        if provider == "CPUExecutionProvider":
+            continue
+        err = ""
+        with CapturedStderr() as log:
+            try:
+                session = ort.InferenceSession(tiny_model(4, 9), providers=[provider])
+                ok = provider in session.get_providers()
+            except Exception as e:
+                ok, err = False, first_line(e)
+        if ok:
+            working.append(provider)
+        else:
+            failed.append(provider)
+            said = err or next((plain(l) for l in log.text.splitlines() if l.strip()), "fell back to the CPU")
+            why.append("%s: %s" % (provider, said))
+    facts["trial_providers_working"] = working
+    facts["trial_providers_failed"] = failed
+    if why:
+        facts["trial_providers_why"] = why
+
+
+def trial_torch(known, facts):
+    import torch
+    if not torch.cuda.is_available():
+        facts["trial_cuda"] = "skipped: CUDA is not available"
+        return
+    failures = []
+    count = torch.cuda.device_count()
+    for i in range(count):
+        try:
+            x = torch.ones(4, device="cuda:%d" % i)
+            (x + 1).sum().item()
+        except Exception as e:
+            failures.append("cuda:%d %s" % (i, first_line(e)))
+    facts["trial_cuda"] = "failed: " + "; ".join(failures) if failures else "ran on %d devices" % count
+
+
+def trial_tensorrt(known, facts):
+    import tensorrt as trt
+    with CapturedStderr() as log:
+        try:
+            logger = trt.Logger(trt.Logger.WARNING)
+            builder = trt.Builder(logger)
+            flags = 1 << int(trt.NetworkDefinitionCreationFlag.EXPLICIT_BATCH) if hasattr(
+                trt.NetworkDefinitionCreationFlag, "EXPLICIT_BATCH") else 0
+            network = builder.create_network(flags)
+            trt.OnnxParser(network, logger)
+            result = "ok"
+        except Exception as e:
+            result = "failed: " + first_line(e)
+    if result != "ok" and log.text.strip():
+        result += " (" + log.text.strip().splitlines()[-1][:300] + ")"
+    facts["trial_builder"] = result
+
+
+TRIALS = {"onnxruntime": trial_onnxruntime, "torch": trial_torch, "tensorrt": trial_tensorrt}
+
+
+def run_trials(stack, known):
+    for spec in stack:
+        key = spec["package"]
+        name = spec.get("trial")
+        if not name or name not in TRIALS or key not in known:
+            continue
+        emit("trial_start", package=key)
+        facts = {}
+        started = time.perf_counter()
+        try:
+            TRIALS[name](known, facts)
+        except BaseException as e:
+            facts["trial_error"] = "%s: %s" % (type(e).__name__, first_line(e))
+        facts["trial_seconds"] = round(time.perf_counter() - started, 4)
+        emit("trial", package=key, facts=facts)
 
 
 def main(argv):
     user_cwd = argv[1] if len(argv) > 1 else ""
     stack = json.loads(argv[2]) if len(argv) > 2 else []
+    trials = len(argv) <= 3 or argv[3] != "--no-trials"
     interpreter()
+    known = {}
     for spec in stack:
-        probe(spec, user_cwd)
+        facts = probe(spec, user_cwd)
+        if facts is not None:
+            known[spec["package"]] = facts
+    if trials:
+        run_trials(stack, known)
     emit("done")
 
 
