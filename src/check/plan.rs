@@ -491,6 +491,9 @@ impl Installer {
     }
 }
 
+/// One package's requirements merged: its extras and its specifiers.
+type Merged<'a> = (Vec<&'a str>, Vec<String>);
+
 /// Uninstalls first, then one `pip install` per index with every
 /// requirement merged, then the rest in the order chosen.
 fn merge(chosen: &[Effect], installer: &Installer) -> Vec<String> {
@@ -508,7 +511,7 @@ fn merge(chosen: &[Effect], installer: &Installer) -> Vec<String> {
     }
     // One `pip install` per set of options, requirements merged by name
     // (their extras and specifiers together).
-    let mut by_options: BTreeMap<&str, BTreeMap<&str, (Vec<&str>, Vec<String>)>> = BTreeMap::new();
+    let mut by_options: BTreeMap<&str, BTreeMap<&str, Merged<'_>>> = BTreeMap::new();
     for e in chosen {
         for i in &e.installs {
             let (extras, specs) =
