@@ -425,6 +425,11 @@ fn cases() -> Vec<(&'static str, World, World)> {
             w().dist("onnxruntime-gpu", "1.20.1").link("onnxruntime-cuda-provider", &[]),
         ),
         (
+            "onnxruntime-provider-needs-preload",
+            w().dist("onnxruntime-gpu", "1.31.1").link_in_wheels("onnxruntime-cuda-provider", &["libcurand.so.10"]),
+            w().dist("onnxruntime-gpu", "1.31.1").link("onnxruntime-cuda-provider", &[]),
+        ),
+        (
             "onnxruntime-tensorrt-provider-without-tensorrt",
             w().dist("onnxruntime-gpu", "1.20.1").link("onnxruntime-tensorrt-provider", &["libnvinfer.so.10"]),
             // With TensorRT installed, a provider that cannot find it is an error of the other rule.
@@ -545,4 +550,19 @@ fn an_unsupported_operator_is_named_in_the_evidence() {
     let j = judge(&world, &m);
     let f = j.findings.iter().find(|f| f.code == "model-op-unsupported-by-tensorrt").expect("fires");
     assert_eq!(f.evidence, ["model.ops: BlackmanWindow, Unique"]);
+}
+
+/// torch and TensorRT load their own pip wheels' libraries; a copy there is
+/// not a library the loader misses.
+#[test]
+fn packages_that_load_their_wheels_themselves_are_not_blamed_for_it() {
+    let m = matrix();
+    let torch = World::new().dist("torch", "2.15.0").link_in_wheels("torch-cuda", &["libcublas.so.13"]);
+    assert!(!codes(&torch, &m).0.contains(&"torch-cuda-library-cannot-load".to_string()));
+    let trt =
+        World::new().dist("tensorrt-cu13", "10.14.1.48").link_in_wheels("tensorrt", &["libcudart.so.13"]);
+    assert!(!codes(&trt, &m).0.contains(&"tensorrt-library-cannot-load".to_string()));
+    // Elsewhere on disk (not this environment's wheels) they are.
+    let elsewhere = World::new().dist("torch", "2.15.0").link("torch-cuda", &["libcublas.so.13"]);
+    assert!(codes(&elsewhere, &m).0.contains(&"torch-cuda-library-cannot-load".to_string()));
 }

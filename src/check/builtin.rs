@@ -14,7 +14,7 @@ use pep508_rs::{MarkerEnvironment, Requirement, VersionOrUrl};
 
 use super::facts::{Fact, Facts};
 use super::{Finding, Judgement, Outcome, RuleOutcome, builtin_finding};
-use crate::matrix::{BuiltinCheck, Component, Matrix, Rule, StackLibrary};
+use crate::matrix::{BuiltinCheck, Component, Matrix, Row, Rule, StackLibrary};
 use crate::snapshot::nvidia::LinkReport;
 use crate::snapshot::{ImportStatus, Library, ProbeMode, Probed, PythonEnv, Snapshot, normalize_name};
 use crate::version::Ver;
@@ -48,6 +48,17 @@ impl EnvChecks<'_> {
     /// This environment's findings so far.
     fn findings_so_far(&mut self) -> &mut [Finding] {
         &mut self.j.findings[self.first..]
+    }
+
+    /// The row of `table` for the installed version of its key.
+    fn row(&self, table: &str) -> Option<&Row> {
+        let table = self.matrix.tables.get(table)?;
+        let facts = Facts::for_env(self.snapshot, Some(self.env), self.matrix);
+        let version = match facts.get(&table.key) {
+            Fact::Text(v) => Ver::new(v),
+            _ => return None,
+        };
+        super::select_row(table, &version, &facts, self.matrix).ok()
     }
 
     /// An interpreter the full check could not run.
@@ -158,9 +169,20 @@ impl EnvChecks<'_> {
             // TensorRT provider without TensorRT) is worded as a note.
             let absent =
                 lib.needs.as_ref().is_some_and(|c| !component_present(self.snapshot, self.matrix, c));
-            let code = if absent { lib.check_without.as_ref().unwrap_or(&lib.check) } else { &lib.check };
+            // Every missing library in this environment's own pip wheels:
+            // fine for a package that loads them itself.
+            let in_wheels = in_own_wheels(self.env, link, no_driver);
+            if in_wheels && lib.preloads_wheels {
+                self.record(&lib.check, Outcome::Passed);
+                continue;
+            }
+            let code = match (absent, in_wheels) {
+                (true, _) => lib.check_without.as_ref().unwrap_or(&lib.check),
+                (false, true) => lib.check_in_wheels.as_ref().unwrap_or(&lib.check),
+                _ => &lib.check,
+            };
             let Some(rule) = self.matrix.rule(code) else { continue };
-            match unloadable(rule, lib, link, self.env, no_driver) {
+            match unloadable(self, rule, lib, link, no_driver) {
                 Some(f) => self.fire(f),
                 None => self.record(&rule.code, Outcome::Passed),
             }
@@ -284,6 +306,18 @@ fn component_present(snapshot: &Snapshot, matrix: &Matrix, c: &Component) -> boo
     in_nvidia || in_python
 }
 
+/// Whether every library the loader cannot find has a copy inside the
+/// environment's own site directories (its nvidia-* and TensorRT wheels).
+fn in_own_wheels(env: &PythonEnv, link: &LinkReport, no_driver: bool) -> bool {
+    let mut missing = link
+        .unresolved
+        .iter()
+        .filter(|u| !(no_driver && (u.soname == "libcuda.so.1" || u.soname == "libnvidia-ml.so.1")))
+        .peekable();
+    missing.peek().is_some()
+        && missing.all(|u| u.available_in.iter().any(|p| env.site_dirs.iter().any(|s| p.starts_with(s))))
+}
+
 /// The CUDA major a library is built for, from the CUDA runtime or cuBLAS
 /// soname it needs (`libcudart.so.13`).
 fn cuda_major_of(link: &LinkReport) -> Option<String> {
@@ -300,12 +334,14 @@ fn cuda_major_of(link: &LinkReport) -> Option<String> {
 }
 
 /// The finding for a library whose dependencies the loader cannot find, if
-/// any are missing.
+/// any are missing. Its fixes are the rule's, best first: installing the
+/// wheels that ship the missing sonames when some have no copy anywhere,
+/// else putting the copies that exist on the loader's path.
 fn unloadable(
+    c: &EnvChecks<'_>,
     rule: &Rule,
     lib: &StackLibrary,
     link: &LinkReport,
-    env: &PythonEnv,
     no_driver: bool,
 ) -> Option<Finding> {
     let missing: Vec<_> = link
@@ -323,32 +359,31 @@ fn unloadable(
         .collect();
     dirs.sort();
     dirs.dedup();
+    let cuda_major = cuda_major_of(link);
+    let mut wheels: Vec<String> = missing
+        .iter()
+        .filter(|u| u.available_in.is_empty())
+        .filter_map(|u| c.matrix.wheel_for(&u.soname, cuda_major.as_deref()))
+        .map(|w| format!("\"{w}\""))
+        .collect();
+    wheels.sort();
+    wheels.dedup();
+    let uncopied = missing.iter().any(|u| u.available_in.is_empty());
     let version =
-        env.distribution("onnxruntime-gpu").map(|d| d.version.raw().to_string()).unwrap_or_default();
-    let cuda_major = cuda_major_of(link).unwrap_or_default();
+        c.env.distribution("onnxruntime-gpu").map(|d| d.version.raw().to_string()).unwrap_or_default();
     let params = [
-        ("cuda_major", cuda_major.clone()),
+        ("cuda_major", cuda_major.clone().unwrap_or_default()),
         ("what", lib.what.clone()),
         ("library", link.library.display().to_string()),
         ("missing", names.join(", ")),
-        ("dirs", dirs.join(":")),
-        // Preloading helps only when the libraries exist somewhere.
-        ("dirs_found", String::new()),
-        ("version", version.clone()),
+        // Installing helps only the sonames no copy exists of; a path only
+        // helps when every missing one has a copy.
+        ("wheels", if uncopied { wheels.join(" ") } else { String::new() }),
+        ("dirs", if uncopied { String::new() } else { dirs.join(":") }),
+        ("version", version),
     ];
-    let mut f = builtin_finding(rule, Some(env), &params);
-    // Drop the fixes that need a value this case does not have.
-    f.fixes = rule
-        .fixes
-        .iter()
-        .zip(f.fixes)
-        .filter(|(template, _)| {
-            !((template.contains("{dirs}") || template.contains("{dirs_found}")) && dirs.is_empty()
-                || template.contains("{version}") && version.is_empty()
-                || template.contains("{cuda_major}") && cuda_major.is_empty())
-        })
-        .map(|(_, fix)| fix)
-        .collect();
+    let row = lib.table.as_deref().and_then(|t| c.row(t));
+    let mut f = super::builtin_finding_with_row(rule, Some(c.env), &params, row);
     if names.iter().any(|n| n.starts_with("libcudnn")) {
         add_component(&mut f, Component::CUDNN);
     }

@@ -512,10 +512,35 @@ fn matches_text(f: &Fact, t: &str) -> bool {
 /// The finding a builtin rule produces, with its placeholders filled from
 /// `params`.
 pub(crate) fn builtin_finding(rule: &Rule, env: Option<&PythonEnv>, params: &[(&str, String)]) -> Finding {
-    let fill = |text: &str| {
-        template::render(text, None, |k| {
-            params.iter().find(|(n, _)| *n == k).map_or_else(|| format!("{{{k}}}"), |(_, v)| v.clone())
-        })
+    builtin_finding_with_row(rule, env, params, None)
+}
+
+/// A builtin finding whose texts may also name `{row.COLUMN}` of a table row.
+/// A fix that needs a value this case does not have (an empty or unknown
+/// placeholder) is left out: a command with a hole in it helps nobody.
+pub(crate) fn builtin_finding_with_row(
+    rule: &Rule,
+    env: Option<&PythonEnv>,
+    params: &[(&str, String)],
+    row: Option<&Row>,
+) -> Finding {
+    let value = |k: &str| -> Option<String> {
+        match k.strip_prefix("row.") {
+            Some(col) => row.and_then(|r| r.values.get(col)).cloned(),
+            None => params.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()),
+        }
+    };
+    let fill = |text: &str| template::render(text, None, |k| value(k).unwrap_or_else(|| format!("{{{k}}}")));
+    let fix = |text: &str| -> Option<String> {
+        let mut complete = true;
+        let rendered = template::render(text, None, |k| match value(k).filter(|v| !v.is_empty()) {
+            Some(v) => v,
+            None => {
+                complete = false;
+                String::new()
+            }
+        });
+        complete.then_some(rendered)
     };
     Finding {
         code: rule.code.clone(),
@@ -524,7 +549,7 @@ pub(crate) fn builtin_finding(rule: &Rule, env: Option<&PythonEnv>, params: &[(&
         subject: env.map(PythonEnv::label),
         message: fill(&rule.message),
         why: fill(&rule.why),
-        fixes: rule.fixes.iter().map(|f| fill(f)).collect(),
+        fixes: rule.fixes.iter().filter_map(|f| fix(f)).collect(),
         sources: rule.sources.clone(),
         evidence: Vec::new(),
     }

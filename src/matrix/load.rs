@@ -52,6 +52,28 @@ struct RawFile {
     gpu_models: Option<Spanned<RawGpuModels>>,
     #[serde(default)]
     stack: Vec<Spanned<RawStackPackage>>,
+    #[serde(default)]
+    library_wheels: Option<Spanned<RawLibraryWheels>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLibraryWheels {
+    sources: Vec<String>,
+    wheels: Vec<Spanned<RawLibraryWheel>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLibraryWheel {
+    soname: String,
+    cuda: String,
+    package: String,
+    #[serde(default)]
+    spec: Option<String>,
+    dir: String,
+    #[serde(default)]
+    sources: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -82,9 +104,15 @@ struct RawStackLibrary {
     check: String,
     what: String,
     #[serde(default)]
+    table: Option<String>,
+    #[serde(default)]
     needs: Option<String>,
     #[serde(default)]
     check_without: Option<String>,
+    #[serde(default)]
+    preloads_wheels: bool,
+    #[serde(default)]
+    check_in_wheels: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -296,6 +324,7 @@ pub(crate) struct Builder {
     packages: BTreeSet<String>,
     tables: BTreeMap<String, Table>,
     gpu_models: Vec<super::GpuModel>,
+    library_wheels: Vec<super::LibraryWheel>,
     stack: Vec<(StackPackage, Origin)>,
     /// Rules with their templated clauses, checked once every table is known.
     pending: Vec<(Rule, Vec<(Clause, Origin)>)>,
@@ -370,6 +399,9 @@ impl Builder {
         if let Some(models) = raw.gpu_models {
             self.add_gpu_models(e, models);
         }
+        if let Some(wheels) = raw.library_wheels {
+            self.add_library_wheels(e, wheels);
+        }
         for p in raw.stack {
             let origin = e.origin_of(&p);
             if let Some(package) = convert_stack_package(e, p) {
@@ -415,6 +447,35 @@ impl Builder {
                 compute_capability: m.value.compute_capability,
                 architecture: m.value.architecture,
                 integrated: m.value.integrated,
+            });
+        }
+    }
+
+    fn add_library_wheels(&mut self, e: &mut Errors<'_>, wheels: Spanned<RawLibraryWheels>) {
+        if wheels.value.sources.is_empty() || !wheels.value.sources.iter().all(|s| is_url(s)) {
+            e.at(&wheels, "library_wheels needs `sources` with public URLs");
+        }
+        for w in wheels.value.wheels {
+            let raw = &w.value;
+            if !raw.soname.starts_with("lib") || !raw.soname.contains(".so") {
+                e.at(&w, format!("{:?} is not a shared library's soname", raw.soname));
+            }
+            if let Some(spec) = &raw.spec
+                && let Err(err) = spec.parse::<crate::version::Spec>()
+            {
+                e.at(&w, format!("invalid version specifier {spec:?}: {err}"));
+            }
+            if raw.sources.iter().any(|s| !is_url(s)) {
+                e.at(&w, "a row's `sources` must be public URLs");
+            }
+            let w = w.value;
+            self.library_wheels.retain(|x| !(x.soname == w.soname && x.cuda == w.cuda));
+            self.library_wheels.push(super::LibraryWheel {
+                soname: w.soname,
+                cuda: w.cuda,
+                package: crate::snapshot::normalize_name(&w.package),
+                spec: w.spec,
+                dir: w.dir,
             });
         }
     }
@@ -465,6 +526,7 @@ impl Builder {
             tables: self.tables,
             rules: rules.into_values().collect(),
             gpu_models: self.gpu_models,
+            library_wheels: self.library_wheels,
             integrated,
             signature_set: std::sync::OnceLock::new(),
         })
@@ -533,8 +595,11 @@ fn convert_stack_package(e: &mut Errors<'_>, p: Spanned<RawStackPackage>) -> Opt
                 path: l.path,
                 check: l.check,
                 what: l.what,
+                table: l.table,
                 needs: l.needs.map(Component::new),
                 check_without: l.check_without,
+                preloads_wheels: l.preloads_wheels,
+                check_in_wheels: l.check_in_wheels,
             })
             .collect(),
         package: raw.package,
@@ -585,7 +650,7 @@ fn check_vocabulary(
     let library_checks: Vec<&str> = stack
         .iter()
         .flat_map(|(p, _)| &p.libraries)
-        .flat_map(|l| std::iter::once(&l.check).chain(&l.check_without))
+        .flat_map(|l| std::iter::once(&l.check).chain(&l.check_without).chain(&l.check_in_wheels))
         .map(String::as_str)
         .collect();
     for rule in rules.values().filter(|r| matches!(r.kind, RuleKind::Builtin)) {

@@ -336,6 +336,22 @@ pub struct GpuModel {
     pub integrated: bool,
 }
 
+/// A pip package that ships a shared library, for one CUDA major: what a
+/// fix installs when the loader cannot find that library anywhere.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LibraryWheel {
+    /// The exact soname (`libcurand.so.10`).
+    pub soname: String,
+    /// The CUDA major the wheel is built for; empty when not tied to one.
+    pub cuda: String,
+    pub package: String,
+    /// A specifier when the package's newest release no longer ships the
+    /// soname (`<9` for cuDNN 8).
+    pub spec: Option<String>,
+    /// Where the file lands, relative to site-packages.
+    pub dir: String,
+}
+
 /// A Python package the doctor imports and reports on (`stack:` in the
 /// matrix): how to import it, which distributions provide it, which runtime
 /// facts to read from it, and which of its shared libraries to resolve.
@@ -368,10 +384,18 @@ pub struct StackLibrary {
     pub check: String,
     /// How that text names the library ("onnxruntime-gpu's CUDA provider").
     pub what: String,
+    /// A table whose row, for the installed version of this package, fills
+    /// `{row.COLUMN}` in the check's fixes (`onnxruntime-gpu-builds`).
+    pub table: Option<String>,
     /// A component this library serves (TensorRT for the TensorRT provider):
     /// when the machine has none of it, `check_without` words the finding.
     pub needs: Option<Component>,
     pub check_without: Option<String>,
+    /// The package loads its pip wheels' libraries itself (torch does).
+    pub preloads_wheels: bool,
+    /// Words the finding when every missing library is in the
+    /// environment's own pip wheels and the package does not load them.
+    pub check_in_wheels: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -435,6 +459,8 @@ pub struct Matrix {
     /// Sorted by code.
     pub rules: Vec<Rule>,
     pub gpu_models: Vec<GpuModel>,
+    /// Which pip package ships each CUDA, cuDNN and TensorRT library.
+    pub library_wheels: Vec<LibraryWheel>,
     /// The compute capabilities of the `integrated` GPU models.
     pub integrated: Vec<(u64, u64)>,
     /// Every signature rule's pattern, to find error lines in one pass
@@ -496,6 +522,18 @@ impl Matrix {
     pub fn gpu_model(&self, gpu_name: &str) -> Option<&GpuModel> {
         let lower = gpu_name.to_lowercase();
         self.gpu_models.iter().filter(|m| lower.contains(&m.name.to_lowercase())).max_by_key(|m| m.name.len())
+    }
+
+    /// The pip requirement that ships `soname` for a CUDA major
+    /// (`nvidia-curand-cu12`, `nvidia-cudnn-cu12<9`).
+    pub fn wheel_for(&self, soname: &str, cuda_major: Option<&str>) -> Option<String> {
+        let rows = self.library_wheels.iter().filter(|w| w.soname == soname);
+        let row = rows
+            .clone()
+            .find(|w| cuda_major.is_some_and(|c| w.cuda == c))
+            .or_else(|| rows.clone().find(|w| w.cuda.is_empty()))
+            .or_else(|| if cuda_major.is_none() { rows.clone().next_back() } else { None })?;
+        Some(format!("{}{}", row.package, row.spec.as_deref().unwrap_or("")))
     }
 
     /// "2026-11-22, sha256 1a2b3c4d5e6f".

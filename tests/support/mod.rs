@@ -31,19 +31,48 @@ fn venv_root() -> PathBuf {
 /// order (each step is one `pip install` argument list). Built once and
 /// reused while the steps stay the same; concurrent tests wait on a lock.
 pub fn venv(name: &str, steps: &[&[&str]]) -> PathBuf {
+    venv_made(name, &[], steps)
+}
+
+/// Like [`venv`], with extra `python -m venv` options (`--without-pip`,
+/// `--system-site-packages`).
+pub fn venv_made(name: &str, venv_args: &[&str], steps: &[&[&str]]) -> PathBuf {
+    cached(name, &format!("{venv_args:?} {steps:?}"), |dir| {
+        run(Command::new(base_python()).args(["-m", "venv"]).args(venv_args).arg(dir));
+        for step in steps {
+            pip(dir, step);
+        }
+    })
+}
+
+/// An environment made by uv (`uv venv`: no pip in it) with these packages.
+pub fn uv_venv(name: &str, packages: &[&str]) -> PathBuf {
+    let uv = venv("uv-tool", &[&["uv"]]).join("bin/uv");
+    cached(name, &format!("uv {packages:?}"), |dir| {
+        run(Command::new(&uv).arg("venv").arg("--quiet").arg(dir));
+        if !packages.is_empty() {
+            run(Command::new(&uv)
+                .args(["pip", "install", "--quiet", "--python"])
+                .arg(dir.join("bin/python"))
+                .args(packages));
+        }
+    })
+}
+
+/// A directory under the test-venv root, built by `make` once per recipe.
+fn cached(name: &str, recipe: &str, make: impl FnOnce(&Path)) -> PathBuf {
     let root = venv_root();
     std::fs::create_dir_all(&root).unwrap();
     let lock = File::create(root.join(format!("{name}.lock"))).unwrap();
     // SAFETY: flock on a descriptor we own; released when `lock` drops.
     assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
     let dir = root.join(name);
-    let recipe = format!("{:?}", steps);
     let marker = dir.join(".onnx-doctor-recipe");
-    if std::fs::read_to_string(&marker).ok().as_deref() == Some(recipe.as_str()) {
+    if std::fs::read_to_string(&marker).ok().as_deref() == Some(recipe) {
         return dir;
     }
     let _ = std::fs::remove_dir_all(&dir);
-    build_venv(&dir, steps);
+    make(&dir);
     std::fs::write(&marker, recipe).unwrap();
     dir
 }
@@ -192,4 +221,10 @@ pub fn diagnose_text(text: &str) -> serde_json::Value {
         .output()
         .unwrap();
     json(&out.stdout)
+}
+
+/// `pip install torch` as a new user runs it: the CUDA build from the
+/// package registry, with its nvidia-* wheels (several GB, cached).
+pub fn torch_venv() -> PathBuf {
+    venv("torch", &[&["torch"]])
 }

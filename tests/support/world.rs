@@ -133,6 +133,29 @@ impl World {
         self
     }
 
+    /// A library whose missing dependencies all have copies in this
+    /// environment's own pip wheels (`nvidia/cu13/lib`), off the loader's path.
+    pub fn link_in_wheels(mut self, role: &str, missing: &[&str]) -> Self {
+        let site = "/env/lib/python3.11/site-packages";
+        self.env()["site_dirs"] = json!([site]);
+        let n = self.nvidia();
+        if n.get("links").is_none() {
+            n["links"] = json!([]);
+        }
+        let unresolved: Vec<Value> = missing
+            .iter()
+            .map(|s| {
+                json!({"soname": s, "needed_by": "/env/lib/libprovider.so",
+                       "available_in": [format!("{site}/nvidia/cu13/lib/{s}")]})
+            })
+            .collect();
+        n["links"].as_array_mut().unwrap().push(json!({
+            "role": role, "library": "/env/lib/libprovider.so", "python": "/env/bin/python",
+            "resolved": [], "unresolved": unresolved
+        }));
+        self
+    }
+
     pub fn model(mut self, ir: i64, opset: i64, ops: &[(&str, &str)]) -> Self {
         let mut by_domain = serde_json::Map::new();
         for (domain, op) in ops {

@@ -1,0 +1,93 @@
+//! The printed fix is checked by running it: for each really broken
+//! environment, a fresh copy gets the first fix of the finding, exactly as
+//! printed, and the doctor runs again. The finding must be gone and no new
+//! error may appear. (onnxruntime 1.17 under NumPy 2 is in python_envs.rs.)
+
+#![allow(clippy::disallowed_methods)]
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::Value;
+use support::*;
+
+fn check(env: &Path) -> (i32, Value) {
+    let out = doctor()
+        .args(["--format", "json", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--python"])
+        .arg(env.join("bin/python"))
+        .output()
+        .unwrap();
+    (out.status.code().unwrap(), json(&out.stdout))
+}
+
+fn errors(report: &Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Runs the first fix of `code` as printed, then checks again: `code` is
+/// gone, and no error appears that was not there before.
+fn apply_first_fix(env: &Path, code: &str) -> (i32, Value) {
+    let (_, report) = check(env);
+    let before = errors(&report);
+    let fix = finding(&report, code)["fixes"][0].as_str().unwrap().to_string();
+    // The fix names the checked interpreter; nothing needs activating.
+    let out = std::process::Command::new("sh").arg("-c").arg(&fix).output().unwrap();
+    assert!(out.status.success(), "{fix}\n{}", String::from_utf8_lossy(&out.stderr));
+    let (exit, after) = check(env);
+    let left: Vec<String> = errors(&after).into_iter().filter(|e| !before.contains(e)).collect();
+    assert!(!finding_codes(&after).contains(&code.to_string()), "{code} is still there after `{fix}`");
+    assert!(left.is_empty(), "after `{fix}`, new errors: {left:?}");
+    (exit, after)
+}
+
+#[test]
+fn protobuf_too_old_for_onnx_is_repaired_by_its_fix() {
+    let t = tempfile::tempdir().unwrap();
+    let env = fresh_venv(
+        &t.path().join("env"),
+        &[&["--no-deps", "onnx==1.13.0", "protobuf==3.19.6", "numpy<2", "typing_extensions"]],
+    );
+    let (code, _) = check(&env);
+    assert_eq!(code, 1);
+    let (code, after) = apply_first_fix(&env, "onnx-protobuf-too-old-for-generated-code");
+    assert_eq!(code, 0, "{:#}", after["findings"]);
+}
+
+#[test]
+fn onnxruntime_and_onnxruntime_gpu_together_are_repaired_by_their_fix() {
+    let t = tempfile::tempdir().unwrap();
+    let env = fresh_venv(
+        &t.path().join("env"),
+        &[&["onnxruntime==1.20.0", "numpy<2"], &["--no-deps", "onnxruntime-gpu==1.20.0"]],
+    );
+    let (code, report) = check(&env);
+    assert_eq!(code, 1, "{:#}", report["findings"]);
+    apply_first_fix(&env, "onnxruntime-cpu-and-gpu-both-installed");
+}
+
+/// `pip install torch onnxruntime-gpu`: torch's nvidia-* wheels bring most
+/// of what the CUDA provider needs, but not libcurand (torch 2.15 dropped
+/// it). The fix names the wheel that ships it; after it only the note that
+/// onnxruntime needs preload_dlls() (or torch imported first) remains.
+#[test]
+fn torch_with_onnxruntime_gpu_lacks_curand_and_its_fix_installs_it() {
+    let t = tempfile::tempdir().unwrap();
+    let env = fresh_venv(&t.path().join("env"), &[&["torch", "onnxruntime-gpu"]]);
+    let (code, report) = check(&env);
+    let f = finding(&report, "onnxruntime-provider-cannot-load");
+    assert_eq!(code, 1, "{:#}", report["findings"]);
+    assert!(f["message"].as_str().unwrap().contains("libcurand.so.10"), "{f:#}");
+    let fix = f["fixes"][0].as_str().unwrap();
+    assert!(fix.contains("-m pip install \"nvidia-curand\""), "{fix}");
+    assert!(!fix.contains("LD_LIBRARY_PATH"), "a path cannot help a library no wheel installed: {fix}");
+    let (code, after) = apply_first_fix(&env, "onnxruntime-provider-cannot-load");
+    assert_eq!(code, 0, "{:#}", after["findings"]);
+    finding(&after, "onnxruntime-provider-needs-preload");
+}
