@@ -288,6 +288,13 @@ impl<'a> Facts<'a> {
                 _ => Fact::Absent,
             };
         }
+        // A package that is not installed has no facts at all.
+        if env.distributions.found().is_some()
+            && env.first_installed(&self.matrix.distributions_of(name)).is_none()
+            && self.matrix.stack_package(name).is_some()
+        {
+            return Fact::Absent;
+        }
         // Facts the probe script read from the imported module.
         if self.matrix.stack_package(name).is_some() {
             return match env.import(name) {
@@ -307,8 +314,20 @@ impl<'a> Facts<'a> {
         Fact::Unknown(format!("no fact `{attr}` is known for {name}"))
     }
 
-    /// What the distribution metadata tells when the import cannot.
+    /// What is known without the import: the package's own files (torch's
+    /// version.py), a matrix table's row for the installed version (onnx's
+    /// IR version), or the wheel's local label (`+cu121`).
     fn fallback(&self, env: &PythonEnv, name: &str, attr: &str) -> Option<Fact> {
+        if let Some(v) = env.file_facts.get(name).and_then(|f| f.get(attr)) {
+            return Some(Fact::Text(v.clone()));
+        }
+        let package = self.matrix.stack_package(name)?;
+        if let Some((table, column)) = package.table_facts.get(attr) {
+            let table = self.matrix.tables.get(table)?;
+            let version = distribution_version(env, &table.key).ok()?;
+            let row = super::select_row(table, version, self, self.matrix).ok()?;
+            return row.values.get(column).map(|v| Fact::Text(v.clone()));
+        }
         if name == "torch" && attr == "cuda" {
             let v = distribution_version(env, "torch").ok()?;
             let local = v.local()?;

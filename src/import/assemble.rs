@@ -124,6 +124,7 @@ impl Collector {
             ),
             kind: None,
             interpreter: Probed::NotEvaluated("the facts come from pasted text".into()),
+            file_facts: BTreeMap::new(),
             site_dirs: Vec::new(),
             imports: torch_import(s, dists.iter().find(|d| d.name == "torch").map(|d| &d.version))
                 .into_iter()

@@ -93,7 +93,18 @@ struct RawStackPackage {
     #[serde(default)]
     trial: Option<String>,
     #[serde(default)]
+    files: BTreeMap<String, RawFileFact>,
+    #[serde(default)]
+    table_facts: BTreeMap<String, String>,
+    #[serde(default)]
     libraries: Vec<RawStackLibrary>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFileFact {
+    path: String,
+    pattern: String,
 }
 
 #[derive(Deserialize)]
@@ -490,7 +501,7 @@ impl Builder {
             }
             rules.insert(rule.code.clone(), rule);
         }
-        check_vocabulary(&mut self.errors, &rules, &self.stack);
+        check_vocabulary(&mut self.errors, &rules, &self.tables, &self.stack);
         for rule in rules.values() {
             let RuleKind::Signature { explained_by, .. } = &rule.kind else { continue };
             for code in explained_by.iter().filter(|c| !rules.contains_key(*c)) {
@@ -575,9 +586,32 @@ fn convert_stack_package(e: &mut Errors<'_>, p: Spanned<RawStackPackage>) -> Opt
             format!("trial `{t}` of `{}` is not one the probe runs ({})", raw.package, TRIALS.join(", ")),
         );
     }
+    for (fact, file) in &raw.files {
+        if let Err(err) = regex_syntax::Parser::new().parse(&file.pattern) {
+            let why = err.to_string().lines().last().unwrap_or("").to_string();
+            e.at(&p, format!("file fact `{fact}` of `{}`: invalid pattern: {why}", raw.package));
+        }
+    }
+    let mut table_facts = BTreeMap::new();
+    for (fact, at) in &raw.table_facts {
+        match at.split_once('.') {
+            Some((table, column)) => {
+                table_facts.insert(fact.clone(), (table.to_string(), column.to_string()));
+            }
+            None => {
+                e.at(&p, format!("table fact `{fact}` of `{}`: write TABLE.COLUMN, not {at:?}", raw.package))
+            }
+        }
+    }
     let raw = p.value;
     let package = StackPackage {
         trial: raw.trial,
+        files: raw
+            .files
+            .into_iter()
+            .map(|(k, f)| (k, super::FileFact { path: f.path, pattern: f.pattern }))
+            .collect(),
+        table_facts,
         module: raw.module.unwrap_or_else(|| raw.package.clone()),
         component: Component::new(raw.component.unwrap_or_else(|| raw.package.clone())),
         distributions: if raw.distributions.is_empty() {
@@ -613,6 +647,7 @@ fn convert_stack_package(e: &mut Errors<'_>, p: Spanned<RawStackPackage>) -> Opt
 fn check_vocabulary(
     errors: &mut Vec<MatrixError>,
     rules: &BTreeMap<String, Rule>,
+    tables: &BTreeMap<String, Table>,
     stack: &[(StackPackage, Origin)],
 ) {
     let known: Vec<&Component> =
@@ -630,6 +665,20 @@ fn check_vocabulary(
         }
     }
     let is_builtin = |code: &str| rules.get(code).is_some_and(|r| matches!(r.kind, RuleKind::Builtin));
+    for (package, origin) in stack {
+        for (fact, (table, column)) in &package.table_facts {
+            let known = tables.get(table).is_some_and(|t| t.columns.contains(column));
+            if !known {
+                errors.push(MatrixError {
+                    origin: origin.clone(),
+                    message: format!(
+                        "table fact `{fact}` of `{}` names {table}.{column}, which no table has",
+                        package.package
+                    ),
+                });
+            }
+        }
+    }
     for (package, origin) in stack {
         for lib in package.libraries.iter().filter(|l| !is_builtin(&l.check)) {
             errors.push(MatrixError {
@@ -984,7 +1033,7 @@ mod tests {
         // The stack and the builtin checks' wording every matrix needs.
         let needed = super::super::EMBEDDED
             .iter()
-            .filter(|(p, _)| p.ends_with("/stack.yaml") || p.ends_with("/builtin.yaml"))
+            .filter(|(p, _)| ["/stack.yaml", "/builtin.yaml", "/onnx.yaml"].iter().any(|f| p.ends_with(f)))
             .map(|(p, c)| (p.to_string(), c.to_string()));
         let mut files: Vec<(String, String)> = needed.collect();
         files.push(("t.yaml".into(), format!("{VERSION}{text}")));

@@ -370,7 +370,20 @@ pub struct StackPackage {
     pub facts: BTreeMap<String, String>,
     /// The experiment the probe runs with the package imported.
     pub trial: Option<String>,
+    /// Facts read from the package's files, without importing it.
+    pub files: BTreeMap<String, FileFact>,
+    /// Facts taken from a table's row for the installed version:
+    /// fact → (table, column).
+    pub table_facts: BTreeMap<String, (String, String)>,
     pub libraries: Vec<StackLibrary>,
+}
+
+/// A fact read from a file inside a package: the first group of `pattern`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FileFact {
+    /// Relative to site-packages (`torch/version.py`).
+    pub path: String,
+    pub pattern: String,
 }
 
 /// A shared library inside a package whose dependencies the doctor resolves.

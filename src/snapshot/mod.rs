@@ -311,6 +311,10 @@ pub struct PythonEnv {
     /// One entry per stack package the probe script tried to import.
     /// Empty in `--fast` mode.
     pub imports: Vec<ImportProbe>,
+    /// Facts read from packages' files without importing them (package →
+    /// fact → value): torch's version.py gives its CUDA even with `--fast`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub file_facts: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -121,6 +121,7 @@ pub fn probe(host: &Host, candidate: &Candidate, options: &ProbeOptions) -> Pyth
     };
     let site_dirs = distinct_dirs(i.sys_path.iter().filter(|p| p.is_dir()).cloned());
     PythonEnv {
+        file_facts: file_facts(&site_dirs, &options.stack),
         executable: candidate.executable.clone(),
         source: candidate.source,
         version: Probed::Found(Ver::new(i.version)),
@@ -138,6 +139,31 @@ pub fn probe(host: &Host, candidate: &Candidate, options: &ProbeOptions) -> Pyth
         }),
         imports: session.imports,
     }
+}
+
+/// The stack's file facts, read from the first site directory that has the
+/// file: what a package says of itself without being imported.
+pub fn file_facts(
+    site_dirs: &[PathBuf],
+    stack: &[StackPackage],
+) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for package in stack {
+        for (fact, file) in &package.files {
+            let Some(text) = site_dirs.iter().find_map(|d| {
+                crate::host::read_text(&d.join(&file.path), crate::host::FileKind::System).ok()
+            }) else {
+                continue;
+            };
+            let Ok(re) = regex::Regex::new(&file.pattern) else { continue };
+            if let Some(value) = re.captures(&text).and_then(|c| c.get(1)) {
+                out.entry(package.package.clone())
+                    .or_default()
+                    .insert(fact.clone(), value.as_str().to_string());
+            }
+        }
+    }
+    out
 }
 
 /// What the runs of the probe script found out about one interpreter.
@@ -288,7 +314,9 @@ fn from_layout(
         Err(e) => (Probed::NotEvaluated(why.clone()), None, Vec::new(), Probed::NotEvaluated(e)),
     };
     let imports = options.stack.iter().map(|p| not_evaluated(p, why.clone())).collect();
+    let file_facts = file_facts(&site_dirs, &options.stack);
     PythonEnv {
+        file_facts,
         executable: candidate.executable.clone(),
         source: candidate.source,
         version,
