@@ -71,10 +71,20 @@ fn expected_pins_are_errors_when_missed() {
     assert_eq!(messages.len(), 3, "{messages:?}");
     assert!(messages.contains(&"expected torch==2.4.*, found torch 2.1.0+cu121".to_string()), "{messages:?}");
     assert!(messages.contains(&"expected cuda>=12.4, found cuda 12.1".to_string()), "{messages:?}");
-    assert!(
-        messages.contains(&"expected onnx>=1.16, found onnx nothing (not installed)".to_string()),
-        "{messages:?}"
-    );
+    assert!(messages.contains(&"expected onnx>=1.16, found onnx not installed".to_string()), "{messages:?}");
+    // Each pin gets the advice for what it pins: pip for a package, never for CUDA.
+    let fixes = |name: &str| -> Vec<String> {
+        let f = r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["code"] == "expectation-not-met" && f["message"].as_str().unwrap().contains(name))
+            .unwrap();
+        f["fixes"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect()
+    };
+    assert!(fixes("onnx>=")[0].contains("pip install \"onnx>=1.16\""), "{:?}", fixes("onnx>="));
+    assert_eq!(fixes("cuda>=").len(), 1);
+    assert!(fixes("cuda>=")[0].starts_with("use a CUDA that meets cuda>=12.4"), "{:?}", fixes("cuda>="));
     let out = doctor().args(["--expect", "torch", "--snapshot", "/dev/null"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }

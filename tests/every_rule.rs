@@ -425,6 +425,34 @@ fn cases() -> Vec<(&'static str, World, World)> {
             w().dist("onnxruntime-gpu", "1.20.1").link("onnxruntime-cuda-provider", &[]),
         ),
         (
+            "gpus-hidden-by-cuda-visible-devices",
+            w().dist("torch", "2.6.0+cu126")
+                .imported("torch", json!({"cuda": "12.6", "cuda_available": false}))
+                .set("/nvidia/found/container", json!({"cuda_visible_devices": ""})),
+            w().dist("torch", "2.6.0+cu126")
+                .imported("torch", json!({"cuda": "12.6", "cuda_available": false}))
+                .set("/nvidia/found/container", json!({"cuda_visible_devices": "0"})),
+        ),
+        (
+            "container-started-without-gpus",
+            w().dist("torch", "2.6.0+cu126")
+                .imported("torch", json!({"cuda": "12.6", "cuda_available": false}))
+                .set("/nvidia/found/container", json!({"device_nodes": 0})),
+            w().dist("torch", "2.6.0+cu126")
+                .imported("torch", json!({"cuda": "12.6", "cuda_available": false}))
+                .set("/nvidia/found/container", json!({"device_nodes": 1})),
+        ),
+        (
+            "container-gpus-void",
+            w().dist("torch", "2.6.0+cu126").set("/nvidia/found/container", json!({"visible_devices": "void"})),
+            w().dist("torch", "2.6.0+cu126").set("/nvidia/found/container", json!({"visible_devices": "all"})),
+        ),
+        (
+            "torch-cuda-not-available",
+            w().dist("torch", "2.6.0+cu126").imported("torch", json!({"cuda": "12.6", "cuda_available": false})),
+            w().dist("torch", "2.6.0+cu126").imported("torch", json!({"cuda": "12.6", "cuda_available": true})),
+        ),
+        (
             "onnxruntime-provider-needs-preload",
             w().dist("onnxruntime-gpu", "1.31.1").link_in_wheels("onnxruntime-cuda-provider", &["libcurand.so.10"]),
             w().dist("onnxruntime-gpu", "1.31.1").link("onnxruntime-cuda-provider", &[]),

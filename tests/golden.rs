@@ -20,7 +20,9 @@ fn fixture(name: &str) -> PathBuf {
 /// What the doctor prints for `args`, with the matrix's date, hash and
 /// source lines (which move with every matrix edit) made neutral.
 fn render(args: &[&str]) -> String {
-    let out = doctor().env("COLUMNS", "100").args(args).output().unwrap();
+    // A fixed "today", so the matrix-age note never comes and goes.
+    let out =
+        doctor().env("COLUMNS", "100").env("SOURCE_DATE_EPOCH", "1795478400").args(args).output().unwrap();
     assert!(out.status.code().is_some_and(|c| c <= 3), "{args:?}: {out:?}");
     let mut text = String::from_utf8(out.stdout).unwrap();
     if !out.stderr.is_empty() {

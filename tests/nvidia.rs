@@ -526,3 +526,28 @@ fn a_kepler_gpu_after_the_r470_branch_is_dropped() {
     let (_, report) = m.check(&[]);
     assert!(!finding_codes(&report).contains(&"kepler-gpu-dropped-by-driver-branch".to_string()));
 }
+
+/// What decides whether CUDA sees a GPU is recorded: CUDA_VISIBLE_DEVICES
+/// as set (empty counts), and the /dev/nvidiaN nodes under the root.
+#[test]
+fn gpu_visibility_is_read_from_the_environment_and_the_device_nodes() {
+    let mut m = Machine::new(&[]);
+    let env = m.env(&[]);
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("dev")).unwrap();
+    for node in ["nvidia0", "nvidia1", "nvidiactl", "nvidia-uvm"] {
+        std::fs::write(root.path().join("dev").join(node), "").unwrap();
+    }
+    let out = doctor()
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .args(["--format", "json", "--fast", "--root", root.path().to_str().unwrap(), "--nvml-lib"])
+        .arg(&m.nvml)
+        .arg("--python")
+        .arg(&env)
+        .output()
+        .unwrap();
+    let report = json(&out.stdout);
+    let container = &nvidia(&report)["container"];
+    assert_eq!(container["cuda_visible_devices"], "");
+    assert_eq!(container["device_nodes"], 2);
+}

@@ -214,3 +214,24 @@ fn a_local_file_named_like_a_package_is_reported() {
     // The doctor itself still saw the real package: it runs in a neutral directory.
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// A matrix more than 180 days older than today says so.
+#[test]
+fn an_old_matrix_says_how_old_it_is() {
+    let venv = healthy_venv();
+    let run = |date: &str| {
+        let epoch = std::process::Command::new("date").args(["-u", "-d", date, "+%s"]).output().unwrap();
+        let epoch = String::from_utf8(epoch.stdout).unwrap();
+        let out = doctor()
+            .env("SOURCE_DATE_EPOCH", epoch.trim())
+            .args(["--fast", "--python"])
+            .arg(venv.join("bin/python"))
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let matrix = onnx_doctor::matrix::Matrix::load(&[]).unwrap().version;
+    assert!(!run(&matrix).contains("days ago"));
+    let later = run(&format!("{matrix} + 200 days"));
+    assert!(later.contains(&format!("this matrix is from {matrix}, 200 days ago")), "{later}");
+}

@@ -89,6 +89,20 @@ pub fn run(cli: Cli) -> Result<u8, AppError> {
     }
 }
 
+/// Today, in days since 1970: `SOURCE_DATE_EPOCH` when set (reproducible
+/// reports, https://reproducible-builds.org/specs/source-date-epoch/), else the clock.
+fn today() -> i64 {
+    let seconds = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64)
+        });
+    seconds.div_euclid(86_400)
+}
+
 fn load_matrix(dirs: &[PathBuf]) -> Result<Matrix, AppError> {
     let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
     Matrix::load(&dirs).map_err(|errors| {
@@ -220,7 +234,7 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
     snapshot.expectations.extend(s.expectations.iter().cloned());
     let redactor = s.redacts(format).then(|| Redactor::new(&host, &snapshot));
     let judgement = check(&snapshot, matrix);
-    let report = Report::new(snapshot, matrix, judgement);
+    let report = Report::new(snapshot, matrix, judgement).with_today(today());
     let code = report.exit_code(s.fail_on);
     let rendered = match format {
         Format::Json => serde_json::to_string_pretty(&report).expect("a report serialises") + "\n",

@@ -480,25 +480,34 @@ fn check_expectations(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
         };
         for env in &envs {
             let subject = env.map(PythonEnv::label);
+            let nothing = match expect.name.as_str() {
+                "driver" => "no NVIDIA driver".to_string(),
+                "cuda" => "no CUDA (neither a toolkit nor a CUDA build of torch)".to_string(),
+                "python" => "no Python".to_string(),
+                name => format!("{name} not installed"),
+            };
             let found = match Facts::for_env(snapshot, *env, matrix).get(key) {
                 Fact::Text(t) => t,
-                Fact::Absent => "nothing (not installed)".into(),
+                Fact::Absent => String::new(),
                 Fact::List(l) => l.join(", "),
                 Fact::Unknown(r) => {
-                    let reason = format!("{expect}: {r}");
-                    j.outcomes.push(RuleOutcome {
-                        code: rule.code.clone(),
-                        subject,
-                        outcome: Outcome::not_evaluated(reason),
-                    });
+                    let outcome = Outcome::not_evaluated(format!("{expect}: {r}"));
+                    j.outcomes.push(RuleOutcome { code: rule.code.clone(), subject, outcome });
                     continue;
                 }
             };
-            let outcome = if expect.spec.contains(&Ver::new(found.as_str())) {
+            let outcome = if !found.is_empty() && expect.spec.contains(&Ver::new(found.as_str())) {
                 Outcome::Passed
             } else {
-                let params =
-                    [("expect", expect.to_string()), ("name", expect.name.clone()), ("found", found)];
+                let shown = if found.is_empty() { nothing } else { format!("{} {found}", expect.name) };
+                // Only the fix for what the pin is about gets its value.
+                let slot = match expect.name.as_str() {
+                    "driver" => "driver_expect",
+                    "cuda" => "cuda_expect",
+                    "python" => "python_expect",
+                    _ => "package_expect",
+                };
+                let params = [("expect", expect.to_string()), ("found", shown), (slot, expect.to_string())];
                 j.findings.push(builtin_finding(rule, *env, &params));
                 Outcome::Fired
             };

@@ -250,6 +250,21 @@ impl<'a> Facts<'a> {
             // newest library file that carries a full version.
             "cuda.cudnn" => machine_library(n, Library::Cudnn),
             "cuda.tensorrt" => machine_library(n, Library::Nvinfer),
+            "cuda.visible_devices" => {
+                n.container.cuda_visible_devices.clone().map_or(Fact::Absent, Fact::Text)
+            }
+            // Whether CUDA_VISIBLE_DEVICES leaves no GPU for CUDA: empty,
+            // -1, or naming only devices that do not exist.
+            "cuda.visible_devices_hide_all" => match (&n.container.cuda_visible_devices, &n.gpus) {
+                (None, _) => Fact::Text("false".into()),
+                (Some(v), gpus) => Fact::Text(hides_all(v, gpus.found().map(Vec::as_slice)).to_string()),
+            },
+            "gpu.device_nodes" => {
+                n.container.device_nodes.map_or(Fact::Absent, |c| Fact::Text(c.to_string()))
+            }
+            "container.visible_devices" => {
+                n.container.visible_devices.clone().map_or(Fact::Absent, Fact::Text)
+            }
             "container.compat" => {
                 if n.container.compat_libraries.is_empty() {
                     Fact::Absent
@@ -343,6 +358,22 @@ impl<'a> Facts<'a> {
         }
         None
     }
+}
+
+/// Whether a CUDA_VISIBLE_DEVICES value leaves CUDA no GPU: CUDA stops at
+/// the first entry it cannot match to a device (an index out of range, a
+/// UUID no GPU has, `-1`), and an empty value hides all.
+/// With the GPUs unknown, only what hides every GPU anywhere counts.
+fn hides_all(value: &str, gpus: Option<&[Gpu]>) -> bool {
+    let Some(first) = value.split(',').map(str::trim).next().filter(|f| !f.is_empty()) else { return true };
+    if let Ok(i) = first.parse::<i64>() {
+        return i < 0 || gpus.is_some_and(|g| i as usize >= g.len());
+    }
+    if ["none", "void", "nodevfiles"].contains(&first.to_ascii_lowercase().as_str()) {
+        return true;
+    }
+    // A UUID (GPU-..., MIG-...) or a prefix of one.
+    gpus.is_some_and(|g| !g.iter().any(|g| g.uuid.as_deref().is_some_and(|u| u.starts_with(first))))
 }
 
 fn machine_library(n: &Nvidia, library: Library) -> Fact {

@@ -449,6 +449,7 @@ fn truth(condition: &Condition, fact: &Fact, name: &str, integrated: &[(u64, u64
     match (condition, fact) {
         (_, Fact::Unknown(r)) => Truth::Unknown(r.clone()),
         (Condition::NoneOf(words), f) => bool_truth(listed(words, f).is_empty()),
+        (Condition::OneOf(words), f) => bool_truth(!listed(words, f).is_empty()),
         (Condition::Present, f) => bool_truth(*f != Fact::Absent),
         (Condition::Absent, f) => bool_truth(*f == Fact::Absent),
         (

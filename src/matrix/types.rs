@@ -110,6 +110,8 @@ pub enum Condition {
     /// No value of the fact (a text, or any list element) is one of these
     /// words, case-insensitively: `none of TopK NonZero`.
     NoneOf(Vec<String>),
+    /// Some value of the fact is one of these words: `one of void none`.
+    OneOf(Vec<String>),
 }
 
 /// One entry of a CUDA architecture list.
@@ -187,6 +189,12 @@ impl Condition {
                         return Err("`none of` needs at least one word".into());
                     }
                     Self::NoneOf(words)
+                } else if let Some(rest) = t.strip_prefix("one of ") {
+                    let words: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
+                    if words.is_empty() {
+                        return Err("`one of` needs at least one word".into());
+                    }
+                    Self::OneOf(words)
                 } else if let Some(rest) = t.strip_prefix("contains ") {
                     Self::Contains(rest.trim().to_string())
                 } else if let Some(rest) = t.strip_prefix("runs on ") {
@@ -213,6 +221,7 @@ impl fmt::Display for Condition {
             Self::Contains(t) => write!(f, "contains {t}"),
             Self::Version(s) => write!(f, "{s}"),
             Self::NoneOf(words) => write!(f, "none of {}", words.join(" ")),
+            Self::OneOf(words) => write!(f, "one of {}", words.join(" ")),
             Self::RunsOn(list) => {
                 let names: Vec<String> = list
                     .iter()

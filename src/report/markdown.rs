@@ -19,6 +19,13 @@ pub fn render(report: &Report, matrix: &Matrix, exit_code: u8) -> String {
         s.not_evaluated
     );
     let _ = writeln!(out, "{} · {}\n", report.doctor, report.matrix_line());
+    if let Some(days) = s.matrix_age_days {
+        let _ = writeln!(
+            out,
+            "> Note: this matrix is from {}, {days} days ago; releases since are unknown to it.\n",
+            report.matrix.version
+        );
+    }
     if report.findings.is_empty() {
         let _ = writeln!(out, "No findings.\n");
     } else {

@@ -105,6 +105,26 @@ pub struct Summary {
     /// Installed releases the matrix does not know.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub matrix_gaps: Vec<MatrixGap>,
+    /// How old the matrix is, in days, when that is more than
+    /// [`STALE_MATRIX_DAYS`]: releases after it are unknown to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix_age_days: Option<u64>,
+}
+
+/// After this many days a report says its matrix is getting old.
+pub const STALE_MATRIX_DAYS: u64 = 180;
+
+/// Days from 1970-01-01 to a `YYYY-MM-DD` date (the civil calendar).
+pub fn days_since_epoch(date: &str) -> Option<i64> {
+    let mut parts = date.split('-').map(|p| p.parse::<i64>());
+    let (y, m, d) = (parts.next()?.ok()?, parts.next()?.ok()?, parts.next()?.ok()?);
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    Some(era * 146_097 + doe - 719_468)
 }
 
 impl Report {
@@ -143,12 +163,25 @@ impl Report {
                 not_evaluated,
                 python_environments: snapshot.pythons.len(),
                 matrix_gaps,
+                matrix_age_days: None,
             },
             findings: judgement.findings,
             fix_plan: judgement.plans,
             outcomes: judgement.outcomes,
             snapshot,
         }
+    }
+
+    /// Notes the matrix's age when `today` (days since 1970) is more than
+    /// [`STALE_MATRIX_DAYS`] after it.
+    pub fn with_today(mut self, today: i64) -> Self {
+        if let Some(made) = days_since_epoch(&self.matrix.version) {
+            let age = today - made;
+            if age > STALE_MATRIX_DAYS as i64 {
+                self.summary.matrix_age_days = Some(age as u64);
+            }
+        }
+        self
     }
 
     /// 0: nothing at or above `fail_on`; 1: findings at or above it;
@@ -240,4 +273,21 @@ fn snapshot_has_facts(s: &Snapshot) -> bool {
             .is_some_and(|n| n.driver.found().is_some() || n.gpus.found().is_some_and(|g| !g.is_empty()))
         || s.pasted.as_ref().is_some_and(|p| !p.error_lines.is_empty() || !p.facts.is_empty())
         || s.model.is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates_count_days_from_the_epoch() {
+        assert_eq!(days_since_epoch("1970-01-01"), Some(0));
+        assert_eq!(days_since_epoch("2000-03-01"), Some(11_017));
+        assert_eq!(days_since_epoch("2026-11-23"), Some(20_780));
+        assert_eq!(
+            days_since_epoch("2024-02-29").zip(days_since_epoch("2024-03-01")).map(|(a, b)| b - a),
+            Some(1)
+        );
+        assert_eq!(days_since_epoch("garbage"), None);
+    }
 }

@@ -121,6 +121,14 @@ pub fn render(report: &Report, matrix: &Matrix, paint: Paint, exit_code: u8) -> 
         Verdict::Info | Verdict::Ok => paint.green("healthy"),
     };
     let _ = writeln!(out, "\n{}: {} · exit {exit_code}", verdict, parts.join(", "));
+    if let Some(days) = s.matrix_age_days {
+        let _ = writeln!(
+            out,
+            "{} this matrix is from {}, {days} days ago: releases since are unknown to it; a newer onnx-doctor knows them",
+            paint.yellow("note:"),
+            report.matrix.version
+        );
+    }
     out
 }
 

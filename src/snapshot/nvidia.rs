@@ -205,6 +205,12 @@ pub struct Unresolved {
 pub struct ContainerGpu {
     /// `NVIDIA_VISIBLE_DEVICES`.
     pub visible_devices: Option<String>,
+    /// `CUDA_VISIBLE_DEVICES`, as set (an empty value hides every GPU).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cuda_visible_devices: Option<String>,
+    /// How many `/dev/nvidiaN` device nodes exist; none when not looked at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_nodes: Option<u32>,
     /// `NVIDIA_DRIVER_CAPABILITIES`.
     pub driver_capabilities: Option<String>,
     /// Forward-compatibility libcuda copies (`cuda-compat`) on the loader path.

@@ -43,6 +43,8 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
     let (copies, include_dirs) = machine_libraries(host, &toolkits);
     let container = ContainerGpu {
         visible_devices: host.env_str("NVIDIA_VISIBLE_DEVICES"),
+        cuda_visible_devices: host.env("CUDA_VISIBLE_DEVICES").map(|v| v.to_string_lossy().into_owned()),
+        device_nodes: device_nodes(host),
         driver_capabilities: host.env_str("NVIDIA_DRIVER_CAPABILITIES"),
         compat_libraries: copies
             .iter()
@@ -62,6 +64,20 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
         links: Vec::new(),
         container,
     }
+}
+
+/// The `/dev/nvidiaN` nodes a process needs to reach the GPUs (a container
+/// started without GPU access has the driver's files but none of these).
+fn device_nodes(host: &Host) -> Option<u32> {
+    let entries = std::fs::read_dir(host.system_path("/dev")).ok()?;
+    let count = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| {
+            n.strip_prefix("nvidia")
+                .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit()))
+        })
+        .count();
+    Some(count as u32)
 }
 
 /// The driver and GPUs: NVML's answer, else nvidia-smi's query interface,
