@@ -93,6 +93,12 @@ pub struct GlobalArgs {
     /// Do not redact, even in Markdown.
     #[arg(long, global = true)]
     pub no_redact: bool,
+    /// Say more: the why, every fix, all evidence and the sources of each finding, and every line of the verdict.
+    #[arg(long, short = 'v', global = true, conflicts_with = "quiet")]
+    pub verbose: bool,
+    /// Say less: only the findings, their fixes and the summary line (for CI logs).
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
     /// When to use colour.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,

@@ -58,7 +58,31 @@ fn text_reports() {
     for name in SNAPSHOTS {
         let path = fixture(name);
         golden!(format!("text-{name}"), render(&["--snapshot", path.to_str().unwrap()]));
+        golden!(format!("text-verbose-{name}"), render(&["--snapshot", path.to_str().unwrap(), "-v"]));
+        golden!(format!("text-quiet-{name}"), render(&["--snapshot", path.to_str().unwrap(), "--quiet"]));
     }
+}
+
+/// The default report is read on one screen, even for a machine with five
+/// environments and a handful of problems.
+#[test]
+fn the_default_report_of_five_environments_fits_a_screen() {
+    let path = fixture("five-envs");
+    let text = render(&["--snapshot", path.to_str().unwrap()]);
+    let lines = text.lines().count();
+    assert!(lines < 60, "{lines} lines:\n{text}");
+    // Every finding is there, with what to run.
+    for code in [
+        "onnxruntime-built-against-numpy1",
+        "onnx-protobuf-too-old-for-generated-code",
+        "declared-requirement-missing",
+    ] {
+        assert!(text.contains(&format!("[{code}]")), "{code} missing:\n{text}");
+    }
+    assert!(text.contains("1. /home/ada/venvs/onnxruntime-gpu-nodeps/bin/python -m pip install"), "{text}");
+    // A traceback is never repeated, and the verbose report shows it once.
+    let verbose = render(&["--snapshot", path.to_str().unwrap(), "--verbose"]);
+    assert_eq!(verbose.matches("Traceback (most recent call last)").count(), 3, "{verbose}");
 }
 
 #[test]

@@ -18,8 +18,10 @@ if ! command -v onnx-doctor >/dev/null 2>&1; then
   exit 2
 fi
 mkdir -p "$out"
-# One task per node; each writes its own file, named after the node.
+# One task per node; each writes its own file, named after the node. The
+# command is single-quoted on purpose: the node expands it, not this shell.
+# shellcheck disable=SC2016
 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash -c \
   'onnx-doctor --format json --output "$0/$(hostname).json" "$@" || true' "$out" "$@"
 echo "reports in $out/"
-ls "$out"/*.json | wc -l
+find "$out" -maxdepth 1 -name '*.json' | wc -l

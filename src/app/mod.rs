@@ -241,7 +241,10 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
         Format::Markdown => markdown::render(&report, matrix, code),
         Format::Github => ci::github(&report),
         Format::Junit => ci::junit(&report),
-        Format::Text => text::render(&report, matrix, text::Paint(s.color), code),
+        Format::Text => {
+            let look = text::Look { paint: text::Paint(s.color), detail: s.detail, width: s.width };
+            text::render(&report, matrix, look, code)
+        }
     };
     let rendered = match &redactor {
         Some(r) => r.apply(&rendered),

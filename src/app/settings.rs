@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::AppError;
 use crate::cli::{ColorChoice, FailOn, Format, GlobalArgs};
 use crate::matrix::Severity;
+use crate::report::text::Detail;
 use crate::snapshot::{Assumption, Expectation};
 
 #[derive(Clone, Debug)]
@@ -28,6 +29,9 @@ pub struct Settings {
     /// `--redact` / `--no-redact`; `None` is the format's default.
     pub redact: Option<bool>,
     pub color: bool,
+    /// How much the text report says, and the width it wraps prose to.
+    pub detail: Detail,
+    pub width: usize,
     pub root: PathBuf,
     pub nvml_lib: Option<PathBuf>,
     pub assumptions: Vec<Assumption>,
@@ -76,6 +80,14 @@ impl Settings {
                 None
             },
             color: use_color(g.color, g.output.is_some()),
+            detail: if g.verbose {
+                Detail::Verbose
+            } else if g.quiet {
+                Detail::Quiet
+            } else {
+                Detail::Default
+            },
+            width: width(g.output.is_some()),
             root,
             nvml_lib: g.nvml_lib.as_ref().map(resolve),
             assumptions,
@@ -108,4 +120,16 @@ fn use_color(choice: ColorChoice, to_file: bool) -> bool {
                 && std::env::var_os("CLICOLOR").is_none_or(|v| v != "0")
         }
     }
+}
+
+/// The terminal's width, or `COLUMNS`, or 100; never below 60 or above 160
+/// (long lines are hard to read however wide the window).
+fn width(to_file: bool) -> usize {
+    let term = console::Term::stdout();
+    let columns =
+        if !to_file && term.is_term() { term.size_checked().map(|(_, w)| usize::from(w)) } else { None };
+    columns
+        .or_else(|| std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok()))
+        .unwrap_or(100)
+        .clamp(60, 160)
 }

@@ -14,7 +14,7 @@ use pep508_rs::{MarkerEnvironment, Requirement, VersionOrUrl};
 
 use super::facts::{Fact, Facts};
 use super::{Finding, Judgement, Outcome, RuleOutcome, builtin_finding};
-use crate::matrix::{BuiltinCheck, Component, Matrix, Row, Rule, StackLibrary};
+use crate::matrix::{BuiltinCheck, Component, Matrix, Row, Rule, Severity, StackLibrary};
 use crate::snapshot::nvidia::LinkReport;
 use crate::snapshot::{ImportStatus, Library, ProbeMode, Probed, PythonEnv, Snapshot, normalize_name};
 use crate::version::Ver;
@@ -29,6 +29,9 @@ struct EnvChecks<'a> {
     env: &'a PythonEnv,
     matrix: &'a Matrix,
     subject: Option<String>,
+    /// Per distribution, the modules of the declared requirements that are
+    /// not installed: an import failing for one of them is explained.
+    missing: Vec<(Component, Vec<String>)>,
 }
 
 impl EnvChecks<'_> {
@@ -86,12 +89,34 @@ impl EnvChecks<'_> {
             if let Some(out) = import.output.as_deref().map(str::trim).filter(|o| !o.is_empty()) {
                 evidence.push(out.to_string());
             }
+            let said = format!("{} {}", import.status.describe(), import.output.as_deref().unwrap_or(""));
+            // A missing requirement explains the failure only when the
+            // failure names it ("No module named 'numpy'").
+            let names_missing = |f: &Finding| {
+                self.missing.iter().any(|(c, modules)| {
+                    f.components.contains(c)
+                        && modules.iter().any(|m| {
+                            said.contains(&format!("'{m}'")) || said.contains(&format!("import {m} "))
+                        })
+                })
+            };
+            let requirement = BuiltinCheck::DeclaredRequirementMissing.code();
+            let explains: Vec<bool> = self.j.findings[self.first..]
+                .iter()
+                .map(|f| {
+                    component != Component::PYTHON
+                        && f.components.contains(&component)
+                        && (f.code != requirement || names_missing(f))
+                })
+                .collect();
             let mut explained = false;
-            for f in self.findings_so_far().iter_mut() {
-                if component != Component::PYTHON && f.components.contains(&component) {
-                    f.evidence.extend(evidence.iter().cloned());
-                    explained = true;
+            for (f, _) in self.findings_so_far().iter_mut().zip(explains).filter(|(_, e)| *e) {
+                f.evidence.extend(evidence.iter().cloned());
+                // The import fails for it: no longer a warning of what will fail.
+                if f.code == requirement {
+                    f.severity = f.severity.max(Severity::Error);
                 }
+                explained = true;
             }
             if explained {
                 self.record(check.code(), Outcome::Passed);
@@ -218,18 +243,30 @@ impl EnvChecks<'_> {
             return;
         };
         for d in dists.iter().filter(|d| !d.requires.is_empty()) {
+            let mut missing = Vec::new();
             for line in &d.requires {
                 let Ok(req) = Requirement::<pep508_rs::VerbatimUrl>::from_str(line) else { continue };
                 if !req.evaluate_markers(&markers, &[]) {
                     continue;
                 }
-                self.requirement(d, &req);
+                if let Some(m) = self.requirement(d, &req) {
+                    missing.push(m);
+                }
+            }
+            if !missing.is_empty() {
+                self.missing_requirements(d, missing);
             }
         }
     }
 
-    /// One requirement of `d`, judged against what is installed.
-    fn requirement(&mut self, d: &crate::snapshot::Distribution, req: &Requirement<pep508_rs::VerbatimUrl>) {
+    /// One requirement of `d`, judged against what is installed: a finding
+    /// when another version is installed, the requirement and its
+    /// component when nothing is.
+    fn requirement(
+        &mut self,
+        d: &crate::snapshot::Distribution,
+        req: &Requirement<pep508_rs::VerbatimUrl>,
+    ) -> Option<(String, String, Component)> {
         let dep_name = normalize_name(req.name.as_ref());
         let spec = match &req.version_or_url {
             Some(VersionOrUrl::VersionSpecifier(s)) => Some(s),
@@ -237,7 +274,9 @@ impl EnvChecks<'_> {
         };
         let (check, installed) = match self.env.distribution(&dep_name) {
             None => (BuiltinCheck::DeclaredRequirementMissing, String::new()),
-            Some(dep) if spec.is_none_or(|s| dep.version.parsed().is_none_or(|v| s.contains(v))) => return,
+            Some(dep) if spec.is_none_or(|s| dep.version.parsed().is_none_or(|v| s.contains(v))) => {
+                return None;
+            }
             Some(dep) => (BuiltinCheck::DeclaredRequirementUnmet, dep.version.raw().to_string()),
         };
         let (a, b) = (self.matrix.component_of(&d.name), self.matrix.component_of(&dep_name));
@@ -247,9 +286,12 @@ impl EnvChecks<'_> {
             && self.findings_so_far().iter().any(|f| f.components.contains(&a) && f.components.contains(&b));
         if covered {
             self.record(check.code(), Outcome::Passed);
-            return;
+            return None;
         }
         let requirement = format!("{dep_name}{}", spec.map(ToString::to_string).unwrap_or_default());
+        if check == BuiltinCheck::DeclaredRequirementMissing {
+            return Some((dep_name, requirement, b));
+        }
         let mut f = self.finding(
             self.matrix.builtin(check),
             &[
@@ -263,6 +305,46 @@ impl EnvChecks<'_> {
         add_component(&mut f, a);
         add_component(&mut f, b);
         self.fire(f);
+        None
+    }
+
+    /// One finding for every requirement of `d` that is not installed:
+    /// one `pip install` brings them all.
+    fn missing_requirements(
+        &mut self,
+        d: &crate::snapshot::Distribution,
+        missing: Vec<(String, String, Component)>,
+    ) {
+        let listed: Vec<&str> = missing.iter().map(|(_, r, _)| r.as_str()).collect();
+        let quoted: Vec<String> = listed.iter().map(|r| shell_quote(r)).collect();
+        let mut f = self.finding(
+            self.matrix.builtin(BuiltinCheck::DeclaredRequirementMissing),
+            &[
+                ("dist", d.name.clone()),
+                ("version", d.version.raw().to_string()),
+                ("requirement", listed.join(", ")),
+                ("requirements", quoted.join(" ")),
+            ],
+        );
+        let component = self.matrix.component_of(&d.name);
+        add_component(&mut f, component.clone());
+        for (_, _, c) in &missing {
+            add_component(&mut f, c.clone());
+        }
+        // The module a missing distribution provides, as an import names it.
+        let modules = missing.iter().map(|(name, _, _)| name.replace('-', "_")).collect();
+        self.missing.push((component, modules));
+        self.fire(f);
+    }
+}
+
+/// A requirement as one shell word: quoted when it holds a character the
+/// shell would read (`numpy>=1.21.6`).
+fn shell_quote(requirement: &str) -> String {
+    if requirement.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
+        requirement.to_string()
+    } else {
+        format!("\"{requirement}\"")
     }
 }
 
@@ -275,14 +357,18 @@ pub(super) fn check_env(
     env: &PythonEnv,
     matrix: &Matrix,
 ) {
-    let mut c = EnvChecks { j, first, snapshot, env, matrix, subject: Some(env.label()) };
+    let mut c =
+        EnvChecks { j, first, snapshot, env, matrix, subject: Some(env.label()), missing: Vec::new() };
     c.interpreter();
+    // Requirements first: a missing one explains the import that fails for it.
+    if let Probed::Found(dists) = &env.distributions {
+        c.declared_requirements(dists);
+    }
     c.imports();
     c.local_shadowing();
     c.links();
     if let Probed::Found(dists) = &env.distributions {
         c.shadowed_distributions(dists);
-        c.declared_requirements(dists);
     }
 }
 

@@ -43,6 +43,17 @@ pub struct Finding {
     pub evidence: Vec<String>,
 }
 
+impl Finding {
+    /// The components the finding is about. `python`, which every check of
+    /// an environment names, counts only when nothing else is named: a
+    /// package's missing requirement is about the package, not the
+    /// interpreter.
+    pub fn parts(&self) -> impl Iterator<Item = &Component> {
+        let only_python = self.components.iter().all(|c| *c == Component::PYTHON);
+        self.components.iter().filter(move |c| only_python || **c != Component::PYTHON)
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Outcome {
@@ -129,13 +140,48 @@ pub fn check(snapshot: &Snapshot, matrix: &Matrix) -> Judgement {
     builtin::check_machine(&mut j, snapshot, matrix);
     signatures(&mut j, snapshot, matrix);
 
-    j.findings.sort_by(|a, b| {
-        (b.severity, &a.subject, &a.code, &a.message).cmp(&(a.severity, &b.subject, &b.code, &b.message))
-    });
+    rank(&mut j.findings, snapshot, matrix);
     j.findings.dedup();
     plan::plan(&mut j, snapshot, matrix);
     j.outcomes.sort_by(|a, b| (&a.code, &a.subject).cmp(&(&b.code, &b.subject)));
     j
+}
+
+/// Orders findings by what to fix first: the machine's, then each
+/// environment's in the order they were found; within one, what is wrong
+/// with a deeper layer of the stack before what it explains (protobuf
+/// before onnx, the interpreter before any package), errors before
+/// warnings at the same depth, and notes last.
+fn rank(findings: &mut [Finding], snapshot: &Snapshot, matrix: &Matrix) {
+    let subject_index = |s: &Option<String>| match s {
+        None => 0,
+        Some(label) => {
+            1 + snapshot.pythons.iter().position(|p| &p.label() == label).unwrap_or(usize::MAX - 1)
+        }
+    };
+    let depth = |f: &Finding| {
+        let of = |c: &Component| {
+            if *c == Component::PYTHON {
+                0
+            } else if let Some(i) = matrix.stack.iter().position(|p| &p.component == c) {
+                1 + i
+            } else {
+                // Machine parts matter to an environment through a package.
+                1 + matrix.stack.len()
+            }
+        };
+        f.parts().map(of).min().unwrap_or(0)
+    };
+    findings.sort_by_cached_key(|f| {
+        (
+            subject_index(&f.subject),
+            f.severity == Severity::Info,
+            depth(f),
+            std::cmp::Reverse(f.severity),
+            f.code.clone(),
+            f.message.clone(),
+        )
+    });
 }
 
 /// Rules about a model and the runtime it is judged against.

@@ -54,6 +54,9 @@ struct Effect {
     uninstalls: Vec<String>,
     /// Anything that is not a pip command (a driver upgrade, a code change).
     other: Vec<String>,
+    /// What a comment says to do once the command has run ("then call
+    /// onnxruntime.preload_dlls()"): a step of its own after the installs.
+    then: Vec<String>,
 }
 
 impl Effect {
@@ -70,6 +73,9 @@ const VALUE_OPTIONS: &[&str] =
 /// `pip uninstall -y a b`, chained with `&&`; a `# comment` is prose.
 fn effect_of(fix: &str) -> Effect {
     let mut effect = Effect::default();
+    if let Some(step) = follow_up(fix) {
+        effect.then.push(step);
+    }
     // Unbalanced quotes: not a command to reason about.
     let Some(words) = shlex::split(fix) else {
         effect.other.push(fix.to_string());
@@ -107,6 +113,29 @@ fn effect_of(fix: &str) -> Effect {
         }
     }
     effect
+}
+
+/// The part of a fix's `# comment` that says what to do next, from its
+/// "then": `... # NVIDIA's wheels; then call onnxruntime.preload_dlls()`.
+fn follow_up(fix: &str) -> Option<String> {
+    // The comment starts at a `#` outside quotes, after a space.
+    let mut quote = None;
+    let mut start = None;
+    for (i, c) in fix.char_indices() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '#') if fix[..i].ends_with(' ') => {
+                start = Some(i + 1);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let comment = &fix[start?..];
+    let at = comment.find("then ")?;
+    let step = comment[at..].trim().trim_end_matches('.');
+    (!step.is_empty()).then(|| step.to_string())
 }
 
 /// The requirements of one `pip install`, each with the command's options.
@@ -559,6 +588,14 @@ fn merge(chosen: &[Effect], installer: &Installer) -> Vec<String> {
             }
         }
     }
+    // Said after a pip command, once every install has run.
+    for e in chosen.iter().filter(|e| !e.installs.is_empty()) {
+        for t in &e.then {
+            if !steps.contains(t) {
+                steps.push(t.clone());
+            }
+        }
+    }
     steps
 }
 
@@ -594,6 +631,26 @@ mod tests {
         let e = effect_of("upgrade the NVIDIA driver to 580.65.06 or newer");
         assert_eq!(e.other, ["upgrade the NVIDIA driver to 580.65.06 or newer"]);
         assert!(e.installs.is_empty());
+    }
+
+    #[test]
+    fn a_comment_that_says_what_to_do_next_becomes_a_step() {
+        let chosen = vec![
+            effect_of(r#"python -m pip install "numpy<2""#),
+            effect_of(
+                r#"python -m pip install "nvidia-cublas"   # NVIDIA's wheels; then call onnxruntime.preload_dlls()"#,
+            ),
+            effect_of(r#"python -m pip install "protobuf>=3.20.2,<4"   # the range onnx declares"#),
+        ];
+        assert_eq!(
+            merge(&chosen, &Installer::for_env(None, &Matrix::load(&[]).unwrap())),
+            [
+                r#"python -m pip install "numpy<2" nvidia-cublas "protobuf>=3.20.2,<4""#,
+                "then call onnxruntime.preload_dlls()",
+            ]
+        );
+        assert_eq!(follow_up(r#"python -m pip install "a#then b""#), None);
+        assert_eq!(follow_up("python -m pip install a"), None);
     }
 
     #[test]

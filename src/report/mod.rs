@@ -13,7 +13,7 @@ mod overview;
 pub mod redact;
 pub mod text;
 
-pub use overview::{Line, Section, Status, overview};
+pub use overview::{Fold, Line, Section, Status, overview};
 
 use serde::{Deserialize, Serialize};
 

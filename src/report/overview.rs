@@ -42,10 +42,43 @@ pub struct Line {
     pub status: Status,
     pub label: String,
     pub detail: String,
+    /// What a short report does with the line when it is ok or absent.
+    pub fold: Fold,
+}
+
+/// How a short report may shorten an ok or absent line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fold {
+    /// Always shown as it is.
+    Never,
+    /// Left out, whatever its status: what only the long report gives, or
+    /// what the findings under the section say better.
+    Hide,
+    /// Joined with its neighbours of the same status into one line, as this.
+    Into(String),
+}
+
+impl Line {
+    fn new(status: Status, label: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self { status, label: label.into(), detail: detail.into(), fold: Fold::Never }
+    }
+
+    /// Folds into one line with its neighbours, as `short`, when ok or absent.
+    fn folding(mut self, short: impl Into<String>) -> Self {
+        self.fold = Fold::Into(short.into());
+        self
+    }
+
+    fn hidden_when_short(mut self) -> Self {
+        self.fold = Fold::Hide;
+        self
+    }
 }
 
 pub struct Section {
     pub title: String,
+    /// The Python environment it is about (findings name it the same way).
+    pub subject: Option<String>,
     pub lines: Vec<Line>,
 }
 
@@ -57,7 +90,7 @@ pub fn overview(report: &Report, matrix: &Matrix) -> Vec<Section> {
         report
             .findings
             .iter()
-            .filter(|f| f.subject.as_deref() == subject && f.components.contains(&component))
+            .filter(|f| f.subject.as_deref() == subject && f.parts().any(|c| *c == component))
             .map(|f| Status::of(f.severity))
             .max()
     };
@@ -66,49 +99,42 @@ pub fn overview(report: &Report, matrix: &Matrix) -> Vec<Section> {
     let system_line = match &snap.system {
         Probed::Found(s) => {
             let mut parts = vec![s.os.found().cloned().unwrap_or_else(|| "unknown OS".into())];
-            if let Some(k) = s.kernel.found() {
-                parts.push(format!("kernel {k}"));
-            }
             parts.push(s.arch.clone());
             parts.push(match &s.glibc {
                 Probed::Found(v) => format!("glibc {v}"),
                 Probed::NotEvaluated(_) => "glibc unknown".into(),
             });
             if let Some(c) = &s.container {
-                parts.push(format!("container: {c}"));
+                parts.push(format!("{c} container"));
             }
             if s.wsl {
                 parts.push("WSL".into());
             }
-            Line {
-                status: worst(None, Component::SYSTEM).unwrap_or(Status::Ok),
-                label: parts.join(" · "),
-                detail: String::new(),
-            }
+            let kernel = s.kernel.found().map(|k| format!("kernel {k}")).unwrap_or_default();
+            Line::new(worst(None, Component::SYSTEM).unwrap_or(Status::Ok), parts.join(" · "), kernel)
         }
-        Probed::NotEvaluated(r) => {
-            Line { status: Status::NotEvaluated, label: "system".into(), detail: r.clone() }
-        }
+        Probed::NotEvaluated(r) => Line::new(Status::NotEvaluated, "system", r.clone()),
     };
     let model_only = snap.model.is_some() && !snap.targets.is_empty() && snap.pythons.is_empty();
     if !model_only {
-        sections.push(Section { title: "System".into(), lines: vec![system_line] });
+        sections.push(Section { title: "System".into(), subject: None, lines: vec![system_line] });
     }
     if let Some(m) = &snap.model {
         sections.push(model_section(m, &snap.targets, &|c| worst(None, c)));
     }
     if let Probed::Found(n) = &snap.nvidia {
-        sections.push(nvidia_section(n, &|c| worst(None, c)));
+        sections.push(nvidia_section(report, n, &|c| worst(None, c)));
     }
 
     if snap.pythons.is_empty() && !model_only {
         sections.push(Section {
             title: "Python".into(),
-            lines: vec![Line {
-                status: worst(None, Component::PYTHON).unwrap_or(Status::NotEvaluated),
-                label: "no Python interpreter found".into(),
-                detail: String::new(),
-            }],
+            subject: None,
+            lines: vec![Line::new(
+                worst(None, Component::PYTHON).unwrap_or(Status::NotEvaluated),
+                "no Python interpreter found",
+                String::new(),
+            )],
         });
     }
     for env in &snap.pythons {
@@ -117,19 +143,46 @@ pub fn overview(report: &Report, matrix: &Matrix) -> Vec<Section> {
     sections
 }
 
-fn nvidia_section(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Option<Status>) -> Section {
+fn nvidia_section(
+    report: &Report,
+    n: &crate::snapshot::Nvidia,
+    worst: &dyn Fn(Component) -> Option<Status>,
+) -> Section {
     let mut lines = driver_and_gpu_lines(n, worst);
     lines.extend(library_lines(n, worst));
-    for link in &n.links {
-        let (status, detail) = if link.unresolved.is_empty() {
-            (Status::Ok, format!("all {} dependencies resolve", link.resolved.len()))
-        } else {
-            let names: Vec<&str> = link.unresolved.iter().map(|u| u.soname.as_str()).collect();
-            (Status::Error, format!("missing {}", names.join(", ")))
-        };
-        lines.push(Line { status, label: format!("loads {}", link.role), detail });
+    lines.extend(n.links.iter().filter(|l| l.python.is_none()).map(|l| link_line(report, l)));
+    Section { title: "NVIDIA".into(), subject: None, lines }
+}
+
+/// Whether the loader finds what one GPU library needs. Its status is the
+/// worst finding that names the library: what is missing may be loaded at
+/// run time from the package's own wheels or the host's driver.
+fn link_line(report: &Report, link: &crate::snapshot::nvidia::LinkReport) -> Line {
+    let label = format!("loads {}", link.role);
+    if link.unresolved.is_empty() {
+        let detail = format!("all {} dependencies resolve", link.resolved.len());
+        return Line::new(Status::Ok, label, detail).hidden_when_short();
     }
-    Section { title: "NVIDIA".into(), lines }
+    let names: Vec<&str> = link.unresolved.iter().map(|u| u.soname.as_str()).collect();
+    // The findings about it name what needs the missing libraries.
+    let needers: Vec<String> = link.unresolved.iter().map(|u| u.needed_by.display().to_string()).collect();
+    let status = report
+        .findings
+        .iter()
+        .filter(|f| f.subject == link.python)
+        .filter(|f| f.evidence.iter().any(|e| needers.iter().any(|n| e.contains(n.as_str()))))
+        .map(|f| Status::of(f.severity))
+        .max();
+    // The findings say it in the short report.
+    match status {
+        Some(status) => Line::new(status, label, format!("missing {}", names.join(", "))),
+        None => Line::new(
+            Status::Ok,
+            label,
+            format!("needs {} at run time, from its own wheels or the driver", names.join(", ")),
+        ),
+    }
+    .hidden_when_short()
 }
 
 /// The driver, then one line per GPU (none when there is no driver).
@@ -141,24 +194,22 @@ fn driver_and_gpu_lines(
     let driver = match &n.driver {
         Probed::Found(d) => {
             let cuda = d.max_cuda.as_ref().map(|c| format!(" · supports CUDA up to {c}")).unwrap_or_default();
-            Line {
-                status: worst(Component::DRIVER).unwrap_or(Status::Ok),
-                label: format!("driver {}{cuda}", d.version),
-                detail: format!("via {}", d.source),
-            }
+            Line::new(
+                worst(Component::DRIVER).unwrap_or(Status::Ok),
+                format!("driver {}{cuda}", d.version),
+                format!("via {}", d.source),
+            )
         }
         Probed::NotEvaluated(r) => {
             let absent = matches!(n.nvml, NvmlState::NoLibrary { .. } | NvmlState::DriverNotLoaded)
                 && n.kernel_module.found().is_none();
-            Line {
-                status: worst(Component::DRIVER).unwrap_or(if absent {
-                    Status::Absent
-                } else {
-                    Status::NotEvaluated
-                }),
-                label: "driver".into(),
-                detail: if absent { "no NVIDIA driver".into() } else { r.clone() },
-            }
+            let status = worst(Component::DRIVER).unwrap_or(if absent {
+                Status::Absent
+            } else {
+                Status::NotEvaluated
+            });
+            Line::new(status, "driver", if absent { "no NVIDIA driver".into() } else { r.clone() })
+                .folding("NVIDIA driver")
         }
     };
     let no_driver = driver.status == Status::Absent;
@@ -172,17 +223,15 @@ fn driver_and_gpu_lines(
                     .map(|c| format!(" · compute capability {c}"))
                     .unwrap_or_default();
                 let mem = g.memory_mib.map(|m| format!(" · {} GiB", (m + 512) / 1024)).unwrap_or_default();
-                lines.push(Line {
-                    status: worst(Component::GPU).unwrap_or(Status::Ok),
-                    label: format!("GPU {} {}{cc}{mem}", g.index, g.name),
-                    detail: g.architecture.clone().unwrap_or_default(),
-                });
+                lines.push(Line::new(
+                    worst(Component::GPU).unwrap_or(Status::Ok),
+                    format!("GPU {} {}{cc}{mem}", g.index, g.name),
+                    g.architecture.clone().unwrap_or_default(),
+                ));
             }
         }
         Probed::NotEvaluated(_) if no_driver => {}
-        Probed::NotEvaluated(r) => {
-            lines.push(Line { status: Status::NotEvaluated, label: "GPUs".into(), detail: r.clone() })
-        }
+        Probed::NotEvaluated(r) => lines.push(Line::new(Status::NotEvaluated, "GPUs", r.clone())),
     }
     lines
 }
@@ -248,21 +297,17 @@ fn model_section(
     worst: &dyn Fn(Component) -> Option<Status>,
 ) -> Section {
     let opsets: Vec<String> = m.opsets.iter().map(|(d, v)| format!("{d} {v}")).collect();
-    let mut lines = vec![Line {
-        status: worst(Component::new("onnx")).unwrap_or(Status::Ok),
-        label: format!("IR {} · opsets {}", m.ir_version, opsets.join(", ")),
-        detail: m.producer.clone(),
-    }];
+    let mut lines = vec![Line::new(
+        worst(Component::new("onnx")).unwrap_or(Status::Ok),
+        format!("IR {} · opsets {}", m.ir_version, opsets.join(", ")),
+        m.producer.clone(),
+    )];
     for (domain, ops) in &m.ops {
         let total: u64 = ops.values().sum();
         let mut top: Vec<(&String, &u64)> = ops.iter().collect();
         top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         let names: Vec<String> = top.iter().take(8).map(|(o, n)| format!("{o}×{n}")).collect();
-        lines.push(Line {
-            status: Status::Ok,
-            label: format!("{domain}: {total} nodes"),
-            detail: names.join(" "),
-        });
+        lines.push(Line::new(Status::Ok, format!("{domain}: {total} nodes"), names.join(" ")));
     }
     let mb = m.initializer_bytes as f64 / (1024.0 * 1024.0);
     let external = if m.external_data.is_empty() {
@@ -273,30 +318,22 @@ fn model_section(
             m.external_data.iter().map(|e| e.location.as_str()).collect::<Vec<_>>().join(", ")
         )
     };
-    lines.push(Line {
-        status: Status::Ok,
-        label: format!("{} initializers, {mb:.1} MiB{external}", m.initializers),
-        detail: format!("{} subgraphs, {} functions", m.subgraphs, m.functions),
-    });
+    lines.push(Line::new(
+        Status::Ok,
+        format!("{} initializers, {mb:.1} MiB{external}", m.initializers),
+        format!("{} subgraphs, {} functions", m.subgraphs, m.functions),
+    ));
     for (name, version) in targets {
-        lines.push(Line {
-            status: Status::Ok,
-            label: format!("target {name} {version}"),
-            detail: String::new(),
-        });
+        lines.push(Line::new(Status::Ok, format!("target {name} {version}"), String::new()));
     }
-    Section { title: format!("Model {}", m.path.display()), lines }
+    Section { title: format!("Model {}", m.path.display()), subject: None, lines }
 }
 
 fn component_line(name: &str, found: Vec<String>, worst: Option<Status>) -> Line {
     if found.is_empty() {
-        Line { status: worst.unwrap_or(Status::Absent), label: name.into(), detail: "not found".into() }
+        Line::new(worst.unwrap_or(Status::Absent), name, "not found").folding(name)
     } else {
-        Line {
-            status: worst.unwrap_or(Status::Ok),
-            label: format!("{name} {}", found.join(" · ")),
-            detail: String::new(),
-        }
+        Line::new(worst.unwrap_or(Status::Ok), format!("{name} {}", found.join(" · ")), String::new())
     }
 }
 
@@ -311,9 +348,30 @@ fn python_section(
     let mut lines = vec![interpreter_line(report, env, &worst_here)];
     let facts = crate::check::facts::Facts::for_env(&report.snapshot, Some(env), matrix);
     for package in &matrix.stack {
-        lines.push(package_line(report, matrix, env, package, &facts, &worst_here));
+        let line = package_line(report, matrix, env, package, &facts, &worst_here);
+        // What torch was built for and which providers onnxruntime offers
+        // is worth a line of its own, even when all is well.
+        let gpu_facts =
+            matches!(package.package.as_str(), "torch" | "onnxruntime") && !line.detail.is_empty();
+        let line = match line.status {
+            Status::Absent => line.folding(package.package.clone()),
+            Status::Ok if !gpu_facts => {
+                let short = line.label.clone();
+                line.folding(short)
+            }
+            _ => line,
+        };
+        lines.push(line);
     }
-    Section { title: format!("Python {} ({})", env.label(), env.source.describe()), lines }
+    if let Probed::Found(n) = &report.snapshot.nvidia {
+        let mine = n.links.iter().filter(|l| l.python.as_deref() == Some(label.as_str()));
+        lines.extend(mine.map(|l| link_line(report, l)));
+    }
+    Section {
+        title: format!("Python {} ({})", env.label(), env.source.describe()),
+        subject: Some(label),
+        lines,
+    }
 }
 
 /// The interpreter: implementation, version and kind, or why it is unknown.
@@ -327,11 +385,8 @@ fn interpreter_line(report: &Report, env: &PythonEnv, worst: &dyn Fn(Component) 
                 other => other.to_string(),
             };
             let kind = env.kind.map(|k| k.as_str()).unwrap_or("unknown kind");
-            Line {
-                status: python.unwrap_or(Status::Ok),
-                label: format!("{implementation} {v} · {kind}"),
-                detail: String::new(),
-            }
+            Line::new(python.unwrap_or(Status::Ok), format!("{implementation} {v} · {kind}"), String::new())
+                .folding(format!("{implementation} {v} ({kind})"))
         }
         (version, Probed::NotEvaluated(reason)) => {
             let label = match version {
@@ -348,11 +403,9 @@ fn interpreter_line(report: &Report, env: &PythonEnv, worst: &dyn Fn(Component) 
                 Probed::NotEvaluated(why) => why.clone(),
                 Probed::Found(_) => reason.clone(),
             };
-            Line { status, label, detail }
+            Line::new(status, label, detail)
         }
-        (Probed::NotEvaluated(r), Probed::Found(_)) => {
-            Line { status: Status::NotEvaluated, label: "Python".into(), detail: r.clone() }
-        }
+        (Probed::NotEvaluated(r), Probed::Found(_)) => Line::new(Status::NotEvaluated, "Python", r.clone()),
     }
 }
 
@@ -407,7 +460,7 @@ fn package_line(
         .matrix_gaps
         .iter()
         .find(|g| g.subject.as_deref() == Some(subject.as_str()) && g.package.as_deref() == Some(key));
-    let Some(gap) = gap else { return Line { status, label, detail } };
+    let Some(gap) = gap else { return Line::new(status, label, detail) };
     // A release the matrix does not know: say so on its line.
     let known = if gap.newer { "newer than this matrix" } else { "not in this matrix" };
     let checks =
@@ -424,7 +477,7 @@ fn package_line(
         )
     };
     let detail = if detail.is_empty() { said } else { format!("{detail} · {said}") };
-    Line { status, label, detail }
+    Line::new(status, label, detail)
 }
 
 fn facts_summary(key: &str, facts: &crate::check::facts::Facts<'_>) -> String {
