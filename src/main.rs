@@ -13,6 +13,10 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
+            // `onnx-doctor --matrix DIR rules`: each subcommand takes its own options.
+            if e.kind() == clap::error::ErrorKind::ArgumentConflict && e.to_string().contains("subcommand") {
+                eprintln!("\ntip: options go after the subcommand, as in `onnx-doctor rules --matrix DIR`");
+            }
             return ExitCode::from(if e.use_stderr() { exit::USAGE } else { exit::OK });
         }
     };

@@ -158,5 +158,93 @@ fn fleet_refuses_the_ci_formats_it_does_not_write() {
     fleet(t.path());
     let out = doctor().args(["fleet", "--format", "junit"]).arg(t.path().join("reports")).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("text, json or markdown"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("possible values: text, json, markdown, html"), "{stderr}");
+}
+
+/// A fleet with a node named like markup, as `fleet` reports it in `format`.
+fn picture(dir: &Path, format: &str) -> String {
+    fleet(dir);
+    let reports = dir.join("reports");
+    std::fs::copy(reports.join("node08.json"), reports.join("<img src=x onerror=alert(1)>|node.json"))
+        .unwrap();
+    let out = doctor().args(["fleet", "--format", format]).arg(&reports).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn the_markdown_table_has_a_row_per_set_of_findings_and_every_row_its_cells() {
+    let t = tempfile::tempdir().unwrap();
+    let md = picture(t.path(), "markdown");
+    let table: Vec<&str> = md
+        .lines()
+        .skip_while(|l| !l.starts_with("### Nodes × findings"))
+        .filter(|l| l.starts_with('|'))
+        .take_while(|l| !l.starts_with("| component"))
+        .collect();
+    // Cells are split at pipes that are not escaped.
+    let cells = |l: &str| l.replace("\\|", "").matches('|').count();
+    assert!(table.len() >= 4, "{md}");
+    for row in &table {
+        assert_eq!(cells(row), cells(table[0]), "{row}\n{md}");
+    }
+    // The header names the finding, the rows mark the nodes that have it.
+    assert!(table[0].contains("`driver-too-old-for-torch-cuda`"), "{md}");
+    let marked: Vec<&&str> = table.iter().filter(|r| r.contains('🔴')).collect();
+    assert_eq!(marked.len(), 1, "{md}");
+    assert!(marked[0].starts_with("| 3 |"), "{md}");
+    assert!(!md.contains("<img"), "{md}");
+}
+
+/// `chromium --headless` with `args`, bounded; `None` where there is none
+/// (CI installs it: there, its absence fails the test).
+fn chromium(args: &[&str]) -> Option<std::process::Output> {
+    let found = ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|c| std::process::Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()));
+    let Some(browser) = found else {
+        assert!(std::env::var_os("CI").is_none(), "CI must have chromium to render the fleet page");
+        eprintln!("no chromium: the page is not rendered");
+        return None;
+    };
+    let profile = tempfile::tempdir().unwrap();
+    let mut cmd = std::process::Command::new("timeout");
+    cmd.args(["120", browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args);
+    Some(cmd.output().unwrap())
+}
+
+#[test]
+fn the_html_page_renders_with_its_nodes_by_findings_table_and_no_injected_markup() {
+    let t = tempfile::tempdir().unwrap();
+    let html = picture(t.path(), "html");
+    let page = t.path().join("fleet.html");
+    std::fs::write(&page, &html).unwrap();
+    let url = format!("file://{}", page.display());
+    let Some(dom) = chromium(&["--dump-dom", &url]) else { return };
+    assert!(dom.status.success(), "{dom:?}");
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    // The rendered document: a row per set of findings, a column per finding.
+    let tbody = dom.split("<tbody>").nth(1).and_then(|b| b.split("</tbody>").next()).unwrap_or("");
+    let rows = tbody.matches("<tr").count();
+    let json = doctor().args(["fleet", "--format", "json"]).arg(t.path().join("reports")).output().unwrap();
+    let fleet = support::json(&json.stdout);
+    assert_eq!(rows, fleet["profiles"].as_array().unwrap().len(), "{dom}");
+    assert_eq!(dom.matches("class=\"code\"").count(), fleet["findings"].as_array().unwrap().len(), "{dom}");
+    assert!(dom.contains("class=\"mark error\""), "{dom}");
+    // The node named like markup is text, not an element.
+    assert!(!dom.contains("<img"), "{dom}");
+    assert!(dom.contains("&lt;img src=x onerror=alert(1)&gt;|node"), "{dom}");
+    // And it draws: a screenshot of the page.
+    let shot = t.path().join("fleet.png");
+    let out =
+        chromium(&[&format!("--screenshot={}", shot.display()), "--window-size=1000,800", &url]).unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let png = std::fs::read(&shot).unwrap();
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{} bytes", png.len());
+    if let Some(keep) = std::env::var_os("ONNX_DOCTOR_KEEP_SCREENSHOT") {
+        std::fs::copy(&shot, keep).unwrap();
+    }
 }

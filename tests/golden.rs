@@ -131,6 +131,6 @@ fn matrix_load_errors() {
     )
     .unwrap();
     std::fs::write(dir.path().join("broken.yaml"), "tables: [\n").unwrap();
-    let out = render(&["--matrix", dir.path().to_str().unwrap(), "rules"]);
+    let out = render(&["rules", "--matrix", dir.path().to_str().unwrap()]);
     golden!("matrix-errors", out.replace(dir.path().to_str().unwrap(), "[dir]"));
 }

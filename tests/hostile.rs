@@ -54,7 +54,7 @@ fn a_fifo_or_a_device_link_in_a_matrix_directory_is_an_error_with_its_name() {
     let t = tempfile::tempdir().unwrap();
     mkfifo(&t.path().join("a.yaml"));
     std::os::unix::fs::symlink("/dev/zero", t.path().join("b.yaml")).unwrap();
-    let out = quickly(&["--matrix", t.path().to_str().unwrap(), "rules"]);
+    let out = quickly(&["rules", "--matrix", t.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(3));
     let err = stderr(&out);
     assert!(err.contains("a.yaml") && err.contains("FIFO"), "{err}");

@@ -14,7 +14,8 @@ fn overlay(files: &[(&str, &str)]) -> tempfile::TempDir {
 }
 
 fn stderr_of(dir: &tempfile::TempDir, args: &[&str]) -> (i32, String) {
-    let out = doctor().arg("--matrix").arg(dir.path()).args(args).output().unwrap();
+    let (command, rest) = args.split_first().expect("a subcommand");
+    let out = doctor().arg(command).arg("--matrix").arg(dir.path()).args(rest).output().unwrap();
     (out.status.code().unwrap(), String::from_utf8(out.stderr).unwrap())
 }
 
@@ -89,15 +90,14 @@ fn an_overlay_rule_with_an_existing_code_replaces_the_embedded_one() {
         .replace("severity: error", "severity: info");
     let dir = overlay(&[("override.yaml", &replaced)]);
     let out = doctor()
-        .arg("--matrix")
+        .args(["explain", "onnxruntime-built-against-numpy1", "--matrix"])
         .arg(dir.path())
-        .args(["explain", "onnxruntime-built-against-numpy1"])
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("onnxruntime-built-against-numpy1 (info)"), "{text}");
     assert!(text.contains("override.yaml:2:"), "{text}");
-    let rules = doctor().arg("--matrix").arg(dir.path()).arg("rules").output().unwrap();
+    let rules = doctor().arg("rules").arg("--matrix").arg(dir.path()).output().unwrap();
     let rules = String::from_utf8(rules.stdout).unwrap();
     assert_eq!(rules.matches("onnxruntime-built-against-numpy1").count(), 1, "{rules}");
 }
@@ -149,7 +149,7 @@ fn a_yaml_syntax_error_is_reported_with_its_position() {
 
 #[test]
 fn a_missing_matrix_directory_is_reported() {
-    let out = doctor().args(["--matrix", "/nonexistent/matrix", "rules"]).output().unwrap();
+    let out = doctor().args(["rules", "--matrix", "/nonexistent/matrix"]).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8(out.stderr).unwrap().contains("/nonexistent/matrix"));
 }

@@ -100,9 +100,8 @@ fn overlay_accepted(yaml: &str) -> bool {
     std::fs::write(dir.path().join("team.yaml"), yaml).unwrap();
     Command::cargo_bin("onnx-doctor")
         .unwrap()
-        .args(["--matrix"])
+        .args(["rules", "--matrix"])
         .arg(dir.path())
-        .arg("rules")
         .output()
         .unwrap()
         .status

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::check::check;
-use crate::cli::{Cli, Command, Format};
+use crate::cli::{CatalogFormat, Cli, Command, FleetFormat, Format};
 use crate::exit;
 use crate::host::{self, FileKind, Host};
 use crate::matrix::Matrix;
@@ -45,7 +45,7 @@ impl AppError {
 
 pub fn run(cli: Cli) -> Result<u8, AppError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let settings = Settings::from_args(&cli.global, &cwd)?;
+    let settings = Settings::from_args(&cli.options(), &cwd)?;
     let matrix = load_matrix(&settings.matrix_dirs)?;
     if settings.version {
         let line = format!("onnx-doctor {} (matrix {})\n", env!("CARGO_PKG_VERSION"), matrix.describe());
@@ -54,33 +54,36 @@ pub fn run(cli: Cli) -> Result<u8, AppError> {
     }
     let s = &settings;
     match &cli.command {
-        None | Some(Command::Check) => judge(s, &matrix, None, s.format),
-        Some(Command::Report) => judge(s, &matrix, None, Format::Markdown),
-        Some(Command::Model { file, targets }) => model(s, &matrix, file, targets),
-        Some(Command::Diagnose { input }) => {
+        None | Some(Command::Check(_)) => judge(s, &matrix, None, s.format),
+        Some(Command::Report { .. }) => judge(s, &matrix, None, Format::Markdown),
+        Some(Command::Model { file, targets, .. }) => model(s, &matrix, file, targets),
+        Some(Command::Diagnose { input, .. }) => {
             let text = read_input(input.as_deref())?;
             judge(s, &matrix, Some(crate::import::import(&text, &matrix)), s.format)
         }
-        Some(Command::Rules) => {
-            let rendered = match s.format {
-                Format::Json => catalog::rules_json(&matrix),
-                Format::Markdown => catalog::rules_markdown(&matrix),
-                _ => catalog::rules_text(&matrix),
+        Some(Command::Rules { format, .. }) => {
+            let rendered = match format {
+                CatalogFormat::Json => catalog::rules_json(&matrix),
+                CatalogFormat::Markdown => catalog::rules_markdown(&matrix),
+                CatalogFormat::Text => catalog::rules_text(&matrix),
             };
             emit(s.output.as_deref(), &rendered)?;
             Ok(exit::OK)
         }
-        Some(Command::Explain { code }) => {
+        Some(Command::Explain { code, format, .. }) => {
             let rule =
                 matrix.rule(code).ok_or_else(|| AppError::Usage(catalog::unknown_code(&matrix, code)))?;
-            let rendered =
-                if s.format == Format::Json { catalog::explain_json(rule) } else { catalog::explain(rule) };
+            let rendered = if *format == CatalogFormat::Json {
+                catalog::explain_json(rule)
+            } else {
+                catalog::explain(rule)
+            };
             emit(s.output.as_deref(), &rendered)?;
             Ok(exit::OK)
         }
-        Some(Command::Fleet { reports }) => fleet(s, &matrix, reports),
+        Some(Command::Fleet { reports, format, .. }) => fleet(s, &matrix, reports, *format),
         Some(Command::Completions { shell }) => {
-            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut cmd = crate::cli::command();
             let mut buf = Vec::new();
             clap_complete::generate(*shell, &mut cmd, "onnx-doctor", &mut buf);
             emit(s.output.as_deref(), &String::from_utf8_lossy(&buf))?;
@@ -172,18 +175,13 @@ fn parse_target(t: &str) -> Result<(String, String), AppError> {
     Ok((name, version.trim().to_string()))
 }
 
-fn fleet(s: &Settings, matrix: &Matrix, reports: &[PathBuf]) -> Result<u8, AppError> {
+fn fleet(s: &Settings, matrix: &Matrix, reports: &[PathBuf], format: FleetFormat) -> Result<u8, AppError> {
     let fleet = crate::fleet::aggregate(reports, matrix);
-    let rendered = match s.format {
-        Format::Json => serde_json::to_string_pretty(&fleet).expect("a fleet serialises") + "\n",
-        Format::Markdown => crate::fleet::render_markdown(&fleet),
-        Format::Text => crate::fleet::render_text(&fleet),
-        Format::Github | Format::Junit => {
-            return Err(AppError::Usage(
-                "fleet writes text, json or markdown; run the doctor with --format github or junit on each node instead"
-                    .into(),
-            ));
-        }
+    let rendered = match format {
+        FleetFormat::Json => serde_json::to_string_pretty(&fleet).expect("a fleet serialises") + "\n",
+        FleetFormat::Markdown => crate::fleet::render_markdown(&fleet),
+        FleetFormat::Html => crate::fleet::render_html(&fleet),
+        FleetFormat::Text => crate::fleet::render_text(&fleet),
     };
     emit(s.output.as_deref(), &rendered)?;
     let failing = fleet.findings.iter().any(|f| f.severity >= s.fail_on);

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::AppError;
-use crate::cli::{ColorChoice, FailOn, Format, GlobalArgs};
+use crate::cli::{ColorChoice, FailOn, Format, Options};
 use crate::matrix::Severity;
 use crate::report::text::Detail;
 use crate::snapshot::{Assumption, Expectation};
@@ -40,59 +40,60 @@ pub struct Settings {
 }
 
 impl Settings {
-    pub fn from_args(g: &GlobalArgs, cwd: &Path) -> Result<Self, AppError> {
+    pub fn from_args(o: &Options, cwd: &Path) -> Result<Self, AppError> {
+        let (p, j, out) = (&o.probe, &o.judge, &o.output);
         let resolve = |p: &PathBuf| if p.is_absolute() { p.clone() } else { cwd.join(p) };
-        let assumptions = g
+        let assumptions = j
             .assume
             .iter()
             .map(|a| a.parse().map_err(|e| AppError::Usage(format!("--assume {e}"))))
             .collect::<Result<Vec<Assumption>, _>>()?;
-        let expectations = g
+        let expectations = j
             .expect
             .iter()
             .map(|e| e.parse().map_err(|e| AppError::Usage(format!("--expect {e}"))))
             .collect::<Result<Vec<Expectation>, _>>()?;
-        let root = resolve(&g.root);
+        let root = resolve(&p.root);
         if !root.is_dir() {
             return Err(AppError::Usage(format!(
                 "--root {}: no such directory (it is where the host's /etc, /proc and /usr are read from)",
-                g.root.display()
+                p.root.display()
             )));
         }
         Ok(Self {
-            format: g.format,
-            output: g.output.as_ref().map(resolve),
-            fail_on: match g.fail_on {
+            format: out.format,
+            output: out.output.as_ref().map(resolve),
+            fail_on: match j.fail_on {
                 FailOn::Error => Severity::Error,
                 FailOn::Warning => Severity::Warning,
             },
-            matrix_dirs: g.matrix.iter().map(resolve).collect(),
-            pythons: g.python.iter().map(resolve).collect(),
-            fast: g.fast,
-            trials: !g.no_trials,
-            timeout: Duration::from_secs_f64(g.timeout),
-            snapshot: g.snapshot.as_ref().map(resolve),
-            redact: if g.no_redact {
+            matrix_dirs: j.matrix.matrix.iter().map(resolve).collect(),
+            pythons: p.python.iter().map(resolve).collect(),
+            fast: p.fast,
+            trials: !p.no_trials,
+            timeout: Duration::from_secs_f64(p.timeout),
+            snapshot: p.snapshot.as_ref().map(resolve),
+            redact: if out.no_redact {
                 Some(false)
-            } else if g.redact {
+            } else if out.redact {
                 Some(true)
             } else {
                 None
             },
-            color: use_color(g.color, g.output.is_some()),
-            detail: if g.verbose {
+            color: use_color(out.color, out.output.is_some()),
+            detail: if out.verbose {
                 Detail::Verbose
-            } else if g.quiet {
+            } else if out.quiet {
                 Detail::Quiet
             } else {
                 Detail::Default
             },
-            width: width(g.output.is_some()),
+            width: width(out.output.is_some()),
             root,
-            nvml_lib: g.nvml_lib.as_ref().map(resolve),
+            nvml_lib: p.nvml_lib.as_ref().map(resolve),
             assumptions,
             expectations,
-            version: g.version,
+            version: o.version,
         })
     }
 

@@ -12,8 +12,11 @@
 //! file reached twice (a Kubernetes ConfigMap's `node.json -> ..data/node.json`)
 //! counts once.
 
+mod render;
+
+pub use render::{render_html, render_markdown, render_text};
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -28,7 +31,21 @@ pub struct Fleet {
     pub unreadable: Vec<Unreadable>,
     /// Most widespread first.
     pub findings: Vec<FleetFinding>,
+    /// Nodes grouped by the findings they have: the rows of the nodes ×
+    /// findings picture, the largest group first.
+    #[serde(default)]
+    pub profiles: Vec<Profile>,
     pub drift: Vec<Drift>,
+}
+
+/// The nodes that have exactly these findings.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Profile {
+    /// Codes, sorted; empty for healthy nodes. The last profile may be
+    /// [`OTHER_PROFILES`] when there are more than [`PROFILES`].
+    pub findings: Vec<String>,
+    pub nodes: usize,
+    pub examples: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -76,11 +93,27 @@ struct NodeFinding {
 /// How many example nodes a finding or a version group keeps.
 const EXAMPLES: usize = 5;
 
+/// How many distinct sets of findings are drawn as rows; the rest are one
+/// row, marked by the code [`OTHER_PROFILES`].
+pub const PROFILES: usize = 40;
+pub const OTHER_PROFILES: &str = "(other combinations)";
+
+/// Nodes (count, examples) by something they share.
+type Groups<K> = BTreeMap<K, (usize, Vec<String>)>;
+
 struct Acc<'m> {
     matrix: &'m Matrix,
     fleet: Fleet,
-    findings: BTreeMap<String, (Severity, usize, Vec<String>)>,
-    drift: BTreeMap<String, BTreeMap<String, (usize, Vec<String>)>>,
+    findings: BTreeMap<String, (Severity, (usize, Vec<String>))>,
+    profiles: Groups<Vec<String>>,
+    drift: BTreeMap<String, Groups<String>>,
+}
+
+fn count_in(group: &mut (usize, Vec<String>), node: &str) {
+    group.0 += 1;
+    if group.1.len() < EXAMPLES {
+        group.1.push(node.into());
+    }
 }
 
 impl Acc<'_> {
@@ -110,19 +143,13 @@ impl Acc<'_> {
             if !seen.insert(f.code.as_str()) {
                 continue; // one node counts once per code
             }
-            let e = self.findings.entry(f.code.clone()).or_insert((f.severity, 0, Vec::new()));
+            let e = self.findings.entry(f.code.clone()).or_insert((f.severity, (0, Vec::new())));
             e.0 = e.0.max(f.severity);
-            e.1 += 1;
-            if e.2.len() < EXAMPLES {
-                e.2.push(node.into());
-            }
+            count_in(&mut e.1, node);
         }
+        count_in(self.profiles.entry(seen.iter().map(|c| c.to_string()).collect()).or_default(), node);
         for (component, version) in versions(&report.snapshot, self.matrix) {
-            let g = self.drift.entry(component).or_default().entry(version).or_default();
-            g.0 += 1;
-            if g.1.len() < EXAMPLES {
-                g.1.push(node.into());
-            }
+            count_in(self.drift.entry(component).or_default().entry(version).or_default(), node);
         }
     }
 
@@ -130,10 +157,23 @@ impl Acc<'_> {
         let mut findings: Vec<FleetFinding> = self
             .findings
             .into_iter()
-            .map(|(code, (severity, nodes, examples))| FleetFinding { code, severity, nodes, examples })
+            .map(|(code, (severity, (nodes, examples)))| FleetFinding { code, severity, nodes, examples })
             .collect();
         findings.sort_by(|a, b| b.nodes.cmp(&a.nodes).then(a.code.cmp(&b.code)));
         self.fleet.findings = findings;
+        let mut profiles: Vec<Profile> = self
+            .profiles
+            .into_iter()
+            .map(|(findings, (nodes, examples))| Profile { findings, nodes, examples })
+            .collect();
+        profiles.sort_by(|a, b| b.nodes.cmp(&a.nodes).then(a.findings.cmp(&b.findings)));
+        if profiles.len() > PROFILES {
+            let rest = profiles.split_off(PROFILES - 1);
+            let nodes = rest.iter().map(|p| p.nodes).sum();
+            let examples = rest.iter().flat_map(|p| p.examples.iter().cloned()).take(EXAMPLES).collect();
+            profiles.push(Profile { findings: vec![OTHER_PROFILES.into()], nodes, examples });
+        }
+        self.fleet.profiles = profiles;
         let mut drift: Vec<Drift> = self
             .drift
             .into_iter()
@@ -198,7 +238,13 @@ fn versions(s: &Snapshot, matrix: &Matrix) -> Vec<(String, String)> {
 /// Aggregates reports from files, directories (their `*.json`, recursively)
 /// and `-` (standard input: concatenated JSON documents or JSON lines).
 pub fn aggregate(inputs: &[PathBuf], matrix: &Matrix) -> Fleet {
-    let mut acc = Acc { matrix, fleet: Fleet::default(), findings: BTreeMap::new(), drift: BTreeMap::new() };
+    let mut acc = Acc {
+        matrix,
+        fleet: Fleet::default(),
+        findings: BTreeMap::new(),
+        profiles: BTreeMap::new(),
+        drift: BTreeMap::new(),
+    };
     let mut files = Vec::new();
     for input in inputs {
         if input == Path::new("-") {
@@ -260,62 +306,4 @@ fn read_stream(acc: &mut Acc<'_>, text: &str, source: &str) {
             }
         }
     }
-}
-
-pub fn render_text(f: &Fleet) -> String {
-    let mut out = format!("{} node reports", f.nodes);
-    if !f.unreadable.is_empty() {
-        let _ = write!(out, ", {} unreadable", f.unreadable.len());
-    }
-    out.push_str("\n\nFindings (nodes affected)\n");
-    for x in &f.findings {
-        let _ =
-            writeln!(out, "  {:>6}  {:<7}  {}  e.g. {}", x.nodes, x.severity, x.code, x.examples.join(", "));
-    }
-    out.push_str("\nDrift (outliers first)\n");
-    for d in &f.drift {
-        let _ = writeln!(out, "  {}", d.component);
-        for g in &d.groups {
-            let _ = writeln!(out, "    {:>6}  {}  e.g. {}", g.nodes, g.version, g.examples.join(", "));
-        }
-    }
-    if !f.unreadable.is_empty() {
-        out.push_str("\nUnreadable\n");
-        for u in &f.unreadable {
-            let _ = writeln!(out, "  {}: {}", u.source, u.error);
-        }
-    }
-    out
-}
-
-pub fn render_markdown(f: &Fleet) -> String {
-    let mut out = format!(
-        "## onnx-doctor fleet: {} nodes\n\n| nodes | severity | finding | e.g. |\n|---|---|---|---|\n",
-        f.nodes
-    );
-    for x in &f.findings {
-        let _ = writeln!(out, "| {} | {} | `{}` | {} |", x.nodes, x.severity, x.code, x.examples.join(", "));
-    }
-    out.push_str(
-        "\n### Drift (outliers first)\n\n| component | version | nodes | e.g. |\n|---|---|---|---|\n",
-    );
-    for d in &f.drift {
-        for g in &d.groups {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} |",
-                d.component,
-                g.version,
-                g.nodes,
-                g.examples.join(", ")
-            );
-        }
-    }
-    if !f.unreadable.is_empty() {
-        out.push_str("\n### Unreadable reports\n\n");
-        for u in &f.unreadable {
-            let _ = writeln!(out, "- `{}`: {}", u.source, u.error);
-        }
-    }
-    out
 }
