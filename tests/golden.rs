@@ -134,3 +134,25 @@ fn matrix_load_errors() {
     let out = render(&["rules", "--matrix", dir.path().to_str().unwrap()]);
     golden!("matrix-errors", out.replace(dir.path().to_str().unwrap(), "[dir]"));
 }
+
+/// Colour follows NO_COLOR and CLICOLOR_FORCE (https://bixense.com/clicolors/)
+/// when not asked for explicitly, and --color over both.
+#[test]
+fn colour_follows_the_conventions() {
+    let path = fixture("numpy-abi");
+    let run = |envs: &[(&str, &str)], args: &[&str]| {
+        let mut cmd = doctor();
+        cmd.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE").arg("--snapshot").arg(&path).args(args);
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap().contains("\u{1b}[")
+    };
+    // Not a terminal: plain, unless forced.
+    assert!(!run(&[], &[]));
+    assert!(run(&[("CLICOLOR_FORCE", "1")], &[]));
+    assert!(!run(&[("CLICOLOR_FORCE", "0")], &[]));
+    assert!(!run(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")], &[]));
+    assert!(run(&[("NO_COLOR", "1")], &["--color", "always"]));
+    assert!(!run(&[("CLICOLOR_FORCE", "1")], &["--color", "never"]));
+}
