@@ -238,7 +238,7 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
         Format::Json => serde_json::to_string_pretty(&report).expect("a report serialises") + "\n",
         Format::Markdown => markdown::render(&report, matrix, code),
         Format::Github => ci::github(&report),
-        Format::Junit => ci::junit(&report),
+        Format::Junit => ci::junit(&report, s.fail_on),
         Format::Text => {
             let look = text::Look { paint: text::Paint(s.color), detail: s.detail, width: s.width };
             text::render(&report, matrix, look, code)
@@ -249,5 +249,15 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
         None => rendered,
     };
     emit(s.output.as_deref(), &rendered)?;
+    if format == Format::Github {
+        // The job's summary page shows the whole report; it is public on a
+        // public repository, so redacted unless asked not to be.
+        let summary = markdown::render(&report, matrix, code);
+        let summary = match s.redacts(Format::Markdown) {
+            true => Redactor::new(&host, &report.snapshot).apply(&summary),
+            false => summary,
+        };
+        terminal::append_step_summary(&summary)?;
+    }
     Ok(code)
 }

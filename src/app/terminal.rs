@@ -25,6 +25,21 @@ pub fn emit(output: Option<&Path>, text: &str) -> Result<(), AppError> {
     }
 }
 
+/// Appends to the file GitHub Actions names in `GITHUB_STEP_SUMMARY`, when
+/// it names one: the job's summary page shows it as Markdown.
+/// https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-commands#adding-a-job-summary
+pub fn append_step_summary(markdown: &str) -> Result<(), AppError> {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else { return Ok(()) };
+    let path = Path::new(&path);
+    let mut file =
+        std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(|e| {
+            AppError::Usage(format!("cannot write the job summary to {}: {e}", path.display()))
+        })?;
+    file.write_all(markdown.as_bytes())
+        .and_then(|()| file.write_all(b"\n"))
+        .map_err(|e| AppError::Usage(format!("cannot write the job summary to {}: {e}", path.display())))
+}
+
 /// "probing… 2.4 s" on stderr while the probe imports the stack, for a
 /// person at a terminal: `import torch` alone can take seconds. Nothing is
 /// written when stderr is not a terminal (pipes, CI logs) or with `--fast`,

@@ -26,6 +26,12 @@ static IPV6: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap()
 });
 
+/// A home directory of any user, as a report judged from someone else's
+/// snapshot names it: `/home/NAME`, `/Users/NAME`, `C:\Users\NAME`.
+static OTHER_HOME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?:/home|/Users)/[^/\s"'<>`]+|\b[A-Za-z]:\\Users\\[^\\\s"'<>`]+"#).unwrap()
+});
+
 const SECRET_WORDS: &[&str] = &["TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"];
 
 pub struct Redactor {
@@ -89,6 +95,7 @@ impl Redactor {
         for (value, placeholder) in &self.literals {
             out = out.replace(value, placeholder);
         }
+        out = OTHER_HOME.replace_all(&out, "<home>").into_owned();
         let mut uuids: Vec<String> = Vec::new();
         out = GPU_UUID
             .replace_all(&out, |c: &regex::Captures<'_>| {
@@ -132,5 +139,19 @@ fn collect_strings(v: &serde_json::Value, out: &mut BTreeSet<String>) {
         serde_json::Value::Array(a) => a.iter().for_each(|x| collect_strings(x, out)),
         serde_json::Value::Object(o) => o.values().for_each(|x| collect_strings(x, out)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_users_home_is_redacted_not_only_this_ones() {
+        let env = [("HOME".into(), "/home/me".into())].into_iter().collect();
+        let host = Host::new("/".into(), env, "/".into(), std::time::Duration::from_secs(1));
+        let r = Redactor::new(&host, &Snapshot::new("test", crate::snapshot::ProbeMode::Pasted));
+        let text = "/home/me/a /home/ada/venvs/x/bin/python /Users/bob/.venv C:\\Users\\eve\\env /homework";
+        assert_eq!(r.apply(text), "<home>/a <home>/venvs/x/bin/python <home>/.venv <home>\\env /homework");
     }
 }
