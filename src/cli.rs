@@ -226,6 +226,10 @@ pub struct OutputArgs {
     /// Write the report to FILE instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also write the whole report as JSON to FILE, whatever --format prints: a short verdict in the log, the
+    /// details kept as an artifact.
+    #[arg(long = "json", value_name = "FILE")]
+    pub json: Option<PathBuf>,
     /// Say more: the why, every fix, all evidence and the sources of each finding, and every line of the verdict.
     #[arg(long, short = 'v', conflicts_with = "quiet")]
     pub verbose: bool,

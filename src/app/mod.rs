@@ -249,6 +249,14 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
         None => rendered,
     };
     emit(s.output.as_deref(), &rendered)?;
+    if let Some(path) = &s.json {
+        let json = serde_json::to_string_pretty(&report).expect("a report serialises") + "\n";
+        let json = match s.redacts(Format::Json).then(|| Redactor::new(&host, &report.snapshot)) {
+            Some(r) => r.apply(&json),
+            None => json,
+        };
+        emit(Some(path), &json)?;
+    }
     if format == Format::Github {
         // The job's summary page shows the whole report; it is public on a
         // public repository, so redacted unless asked not to be.

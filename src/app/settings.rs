@@ -18,6 +18,8 @@ pub struct Settings {
     pub format: Format,
     /// `--output FILE`, resolved.
     pub output: Option<PathBuf>,
+    /// `--json FILE`, resolved: the JSON report, beside what `format` prints.
+    pub json: Option<PathBuf>,
     pub fail_on: Severity,
     pub matrix_dirs: Vec<PathBuf>,
     /// `--python`, each resolved against the starting directory.
@@ -63,6 +65,7 @@ impl Settings {
         Ok(Self {
             format: out.format,
             output: out.output.as_ref().map(resolve),
+            json: out.json.as_ref().map(resolve),
             fail_on: match j.fail_on {
                 FailOn::Error => Severity::Error,
                 FailOn::Warning => Severity::Warning,

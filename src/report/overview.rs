@@ -226,7 +226,10 @@ fn driver_and_gpu_lines(
                 lines.push(Line::new(
                     worst(Component::GPU).unwrap_or(Status::Ok),
                     format!("GPU {} {}{cc}{mem}", g.index, g.name),
-                    g.architecture.clone().unwrap_or_default(),
+                    match g.name.starts_with("assumed GPU") {
+                        true => "via --assume".into(),
+                        false => g.architecture.clone().unwrap_or_default(),
+                    },
                 ));
             }
         }

@@ -157,7 +157,7 @@ impl Snapshot {
                 };
                 gpus.push(Gpu {
                     index: gpus.len() as u32,
-                    name: format!("assumed GPU (compute capability {cc})"),
+                    name: "assumed GPU".into(),
                     compute_capability: Some(cc.clone()),
                     architecture: None,
                     memory_mib: None,

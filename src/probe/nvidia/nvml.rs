@@ -16,6 +16,19 @@ use nvml_wrapper::error::NvmlError;
 use crate::snapshot::nvidia::{Driver, Gpu, NvmlState};
 use crate::version::Ver;
 
+/// A statically linked build has no dynamic loader: `dlopen` of the
+/// driver's glibc `libnvidia-ml.so.1` cannot work there, so it is not tried,
+/// and the report says which build can (the driver and GPUs still come from
+/// `nvidia-smi` and `/proc`).
+const STATIC_BUILD: Option<&str> = if cfg!(target_feature = "crt-static") {
+    Some(
+        "not asked: this is a static (musl) build of onnx-doctor, which cannot load NVML; \
+         the glibc build (glibc 2.17 or newer) can",
+    )
+} else {
+    None
+};
+
 pub struct NvmlAnswer {
     pub state: NvmlState,
     pub driver: Option<Driver>,
@@ -31,6 +44,9 @@ impl NvmlAnswer {
 /// Asks NVML, loading it from `lib` (a path or a bare name) or the default
 /// `libnvidia-ml.so.1`.
 pub fn probe(lib: Option<OsString>, timeout: Duration) -> NvmlAnswer {
+    if let Some(why) = STATIC_BUILD {
+        return NvmlAnswer::failed(NvmlState::Error { detail: why.into() });
+    }
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new().name("nvml".into()).spawn(move || {
         let _ = tx.send(ask(lib));
