@@ -84,6 +84,27 @@ fn cases() -> Vec<(&'static str, World, World)> {
                 .imported("onnxruntime", json!({"trial_onnx_default": "loads"})),
         ),
         (
+            "onnxruntime-refuses-model",
+            w().dists(&[("onnxruntime", "1.32.0")]).model(10, 20, &[("com.acme", "Foo")]).imported(
+                "onnxruntime",
+                json!({"trial_model": "refused: Fatal error: com.acme:Foo(-1) is not a registered function/op"}),
+            ),
+            w().dists(&[("onnxruntime", "1.32.0")])
+                .model(10, 20, &[("ai.onnx", "Conv")])
+                .imported("onnxruntime", json!({"trial_model": "loads"})),
+        ),
+        (
+            // The matrix says 1.20.1 loads at most IR 10: a model at IR 11
+            // that loads there is the runtime's word against the matrix's.
+            "onnxruntime-loads-model-the-matrix-refused",
+            w().dists(&[("onnxruntime", "1.20.1")])
+                .model(11, 20, &[("ai.onnx", "Conv")])
+                .imported("onnxruntime", json!({"trial_model": "loads"})),
+            w().dists(&[("onnxruntime", "1.20.1")])
+                .model(10, 20, &[("ai.onnx", "Conv")])
+                .imported("onnxruntime", json!({"trial_model": "loads"})),
+        ),
+        (
             "torch-cuda-kernel-failed",
             w().dists(&[("torch", "2.6.0+cu126")]).imported(
                 "torch",

@@ -147,6 +147,61 @@ fn the_doctor_agrees_with_the_real_onnxruntime_on_every_generated_model() {
 }
 
 #[test]
+fn the_installed_onnxruntime_is_asked_to_load_the_model_and_its_answer_wins() {
+    let (_keep, dir) = models();
+    let venv = healthy_venv();
+    let verdicts = onnxruntime_loads(&venv, &dir);
+    assert!(verdicts.iter().any(|(_, loads)| !loads), "{verdicts:?}");
+    for (file, loads) in verdicts {
+        let out = doctor()
+            .args(["model", "--format", "json", "--nvml-lib", "/nonexistent.so", "--python"])
+            .arg(venv.join("bin/python"))
+            .arg(dir.join(&file))
+            .output()
+            .unwrap();
+        let r = json(&out.stdout);
+        let ort = r["snapshot"]["pythons"][0]["imports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["package"] == "onnxruntime")
+            .unwrap();
+        let trial = ort["facts"]["trial_model"].as_str().unwrap_or_else(|| panic!("{file}: {ort:#}"));
+        assert_eq!(trial == "loads", loads, "{file}: {trial}");
+        let refused =
+            r["findings"].as_array().unwrap().iter().find(|f| f["code"] == "onnxruntime-refuses-model");
+        assert_eq!(refused.is_some(), !loads, "{file}: {:#}", r["findings"]);
+        if let Some(f) = refused {
+            // The runtime's own words, without its "Load model from … failed:" preamble.
+            let message = f["message"].as_str().unwrap();
+            assert!(message.contains(&file) && !message.contains("Load model from"), "{message}");
+        }
+    }
+    // --no-trials: the versions are read from disk, nothing is loaded.
+    let out = doctor()
+        .args(["model", "--format", "json", "--no-trials", "--python"])
+        .arg(venv.join("bin/python"))
+        .arg(dir.join("subgraph.onnx"))
+        .output()
+        .unwrap();
+    assert_eq!(json(&out.stdout)["snapshot"]["mode"], "fast");
+}
+
+#[test]
+fn a_trial_that_loads_what_the_matrix_refuses_replaces_the_prediction() {
+    // The matrix says onnxruntime 1.20.1 loads at most IR 10.
+    let mut world = support::world::World::new();
+    world = world.dists(&[("onnxruntime", "1.20.1")]).model(11, 20, &[("ai.onnx", "Conv")]);
+    let report =
+        judge(&world.clone().imported("onnxruntime", serde_json::json!({"trial_model": "refused: x"})));
+    assert!(finding_codes(&report).contains(&"model-ir-too-new-for-onnxruntime".to_string()), "{report:#}");
+    let report = judge(&world.imported("onnxruntime", serde_json::json!({"trial_model": "loads"})));
+    let codes = finding_codes(&report);
+    assert!(codes.contains(&"onnxruntime-loads-model-the-matrix-refused".to_string()), "{codes:?}");
+    assert!(!codes.contains(&"model-ir-too-new-for-onnxruntime".to_string()), "{codes:?}");
+}
+
+#[test]
 fn truncated_and_bit_flipped_real_models_are_errors_not_crashes() {
     let (_keep, dir) = models();
     let bytes = std::fs::read(dir.join("subgraph.onnx")).unwrap();

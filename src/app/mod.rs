@@ -129,6 +129,7 @@ fn probe_options(s: &Settings, matrix: &Matrix, fast: bool) -> ProbeOptions {
         watched: matrix.packages.clone(),
         stack: matrix.stack.clone(),
         nvml_lib: s.nvml_lib.clone().map(Into::into),
+        model: None,
     }
 }
 
@@ -153,7 +154,17 @@ fn model(s: &Settings, matrix: &Matrix, file: &Path, targets: &[String]) -> Resu
                 crate::snapshot::Probed::NotEvaluated("not probed: judging against --target".into());
             snap
         }
-        None => probe(&machine(s), &probe_options(s, matrix, true)),
+        // The installed runtimes are asked to load the model (a trial) unless
+        // --fast or --no-trials: then their versions are read from disk.
+        None => {
+            let quick = s.fast || !s.trials;
+            let options = ProbeOptions {
+                model: (!quick).then(|| file.to_path_buf()),
+                ..probe_options(s, matrix, quick)
+            };
+            let _progress = Progress::start(quick);
+            probe(&machine(s), &options)
+        }
     };
     snapshot.model = Some(facts);
     snapshot.targets = parsed;

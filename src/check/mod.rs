@@ -139,6 +139,7 @@ pub fn check(snapshot: &Snapshot, matrix: &Matrix) -> Judgement {
     }
     builtin::check_machine(&mut j, snapshot, matrix);
     signatures(&mut j, snapshot, matrix);
+    supersede(&mut j, matrix);
 
     rank(&mut j.findings, snapshot, matrix);
     j.findings.dedup();
@@ -209,6 +210,26 @@ fn is_machine_rule(rule: &Rule, matrix: &Matrix) -> bool {
         .chain(by.as_deref())
         .flat_map(|f| f.split('|'))
         .all(|f| facts::is_machine_fact(f.trim()))
+}
+
+/// Drops the findings a fired rule `supersedes` (the matrix's prediction,
+/// where the runtime answered the same question itself), in the same place
+/// or machine-wide. Their outcomes become "not applicable": the question
+/// was answered, by the runtime.
+fn supersede(j: &mut Judgement, matrix: &Matrix) {
+    let mut dropped: Vec<&str> = Vec::new();
+    for f in &j.findings {
+        let Some(rule) = matrix.rules.iter().find(|r| r.code == f.code) else { continue };
+        dropped.extend(rule.supersedes.iter().map(String::as_str));
+    }
+    if dropped.is_empty() {
+        return;
+    }
+    let superseded = |code: &str| dropped.contains(&code);
+    j.findings.retain(|f| !superseded(&f.code));
+    for o in j.outcomes.iter_mut().filter(|o| o.outcome == Outcome::Fired && superseded(&o.code)) {
+        o.outcome = Outcome::NotApplicable;
+    }
 }
 
 fn record(j: &mut Judgement, rule: &Rule, subject: Option<String>, result: (Outcome, Option<Finding>)) {

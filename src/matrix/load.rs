@@ -183,6 +183,8 @@ struct RawRule {
     signature: Option<Spanned<String>>,
     #[serde(default)]
     explained_by: Vec<String>,
+    #[serde(default)]
+    supersedes: Vec<String>,
 }
 
 /// A table cell: text, or a list of text (a row's `sources`).
@@ -503,6 +505,10 @@ impl Builder {
         }
         check_vocabulary(&mut self.errors, &rules, &self.tables, &self.stack);
         for rule in rules.values() {
+            for code in rule.supersedes.iter().filter(|c| !rules.contains_key(*c)) {
+                let message = format!("`supersedes` names `{code}`, which is not a rule");
+                self.errors.push(MatrixError { origin: rule.origin.clone(), message });
+            }
             let RuleKind::Signature { explained_by, .. } = &rule.kind else { continue };
             for code in explained_by.iter().filter(|c| !rules.contains_key(*c)) {
                 let message = format!("`explained_by` names `{code}`, which is not a rule");
@@ -939,6 +945,7 @@ fn convert_rule(
         fixes: raw.fixes,
         sources: raw.sources.into_iter().map(|s| s.value).collect(),
         since: raw.since.map(|s| s.value),
+        supersedes: raw.supersedes,
         kind,
         origin,
     };

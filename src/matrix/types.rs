@@ -436,6 +436,9 @@ pub struct Rule {
     /// When the fact behind the rule became true: the release or report
     /// date of its first source (`YYYY-MM-DD`).
     pub since: Option<String>,
+    /// Rules whose findings this rule's finding replaces: a runtime's own
+    /// answer (a trial) over the matrix's prediction of it.
+    pub supersedes: Vec<String>,
     pub kind: RuleKind,
     pub origin: Origin,
 }

@@ -32,6 +32,8 @@ pub struct ProbeOptions {
     pub stack: Vec<crate::matrix::StackPackage>,
     /// `--nvml-lib`: where to load NVML from instead of `libnvidia-ml.so.1`.
     pub nvml_lib: Option<OsString>,
+    /// `model FILE`: the model to try in the installed onnxruntime (a trial).
+    pub model: Option<PathBuf>,
 }
 
 pub fn probe(host: &Host, options: &ProbeOptions) -> Snapshot {

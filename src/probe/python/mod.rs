@@ -113,7 +113,7 @@ fn tail(text: &str, lines: usize) -> String {
 /// Probes one interpreter: runs the script (more than once only when an
 /// import hangs or crashes), then reads its distributions.
 pub fn probe(host: &Host, candidate: &Candidate, options: &ProbeOptions) -> PythonEnv {
-    let session = run_script(host, candidate, &options.stack, options.trials);
+    let session = run_script(host, candidate, options);
     let Some(i) = session.interpreter else {
         let reason = session.failure.unwrap_or_else(|| "the interpreter gave no answer".into());
         // A broken interpreter still has packages on disk worth reading.
@@ -190,13 +190,14 @@ impl Session {
 /// finishes or removes the import it died in, so this is bounded by the
 /// stack; the counter guards against an interpreter that reports imports it
 /// was never asked for.
-fn run_script(host: &Host, candidate: &Candidate, stack: &[StackPackage], trials: bool) -> Session {
+fn run_script(host: &Host, candidate: &Candidate, options: &ProbeOptions) -> Session {
+    let stack = &options.stack;
     let mut session = Session::default();
     let mut remaining: Vec<&StackPackage> = stack.iter().collect();
     let mut runs = 0;
     while !remaining.is_empty() && runs <= stack.len() {
         runs += 1;
-        let out = match host.run(&candidate.executable, &script_args(host, &remaining, trials)) {
+        let out = match host.run(&candidate.executable, &script_args(host, &remaining, options)) {
             Ok(out) => out,
             Err(e) => {
                 session.failure = Some(match e {
@@ -243,9 +244,10 @@ fn run_script(host: &Host, candidate: &Candidate, stack: &[StackPackage], trials
     session
 }
 
-/// `-B -c SCRIPT CWD STACK_JSON [--no-trials]`: the user's directory (to
-/// spot a local `onnx.py`) and the packages still to import.
-fn script_args(host: &Host, packages: &[&StackPackage], trials: bool) -> Vec<OsString> {
+/// `-B -c SCRIPT CWD STACK_JSON [--no-trials] [--model PATH]`: the user's
+/// directory (to spot a local `onnx.py`), the packages still to import, and
+/// the model `onnx-doctor model` tries in the installed onnxruntime.
+fn script_args(host: &Host, packages: &[&StackPackage], options: &ProbeOptions) -> Vec<OsString> {
     let specs: Vec<serde_json::Value> = packages
         .iter()
         .map(|p| serde_json::json!({"package": p.package, "module": p.module, "facts": p.facts, "trial": p.trial}))
@@ -257,8 +259,12 @@ fn script_args(host: &Host, packages: &[&StackPackage], trials: bool) -> Vec<OsS
         host.cwd().as_os_str().to_owned(),
         serde_json::Value::Array(specs).to_string().into(),
     ];
-    if !trials {
+    if !options.trials {
         args.push("--no-trials".into());
+    }
+    if let Some(model) = &options.model {
+        args.push("--model".into());
+        args.push(host.cwd().join(model).into_os_string());
     }
     args
 }

@@ -317,6 +317,9 @@ def plain(line):
     line = ANSI.sub("", line).strip()
     if "FAIL : " in line:
         line = line.rsplit("FAIL : ", 1)[1]
+    # "Load model from /path/model.onnx failed:Fatal error: ..."
+    if line.startswith("Load model from ") and " failed:" in line:
+        line = line.split(" failed:", 1)[1].strip()
     # "/onnxruntime_src/.../model.cc:256 onnxruntime::Model::Model(...) Unsupported ..."
     if ".cc:" in line.split(" ", 1)[0] and ") " in line:
         line = line.rsplit(") ", 1)[1]
@@ -370,6 +373,45 @@ def trial_onnxruntime(known, facts):
     facts["trial_providers_failed"] = failed
     if why:
         facts["trial_providers_why"] = why
+    if MODEL:
+        trial_model(ort, facts, working)
+
+
+# `onnx-doctor model FILE`: the user's model, tried in the installed
+# onnxruntime; set by main() from `--model PATH`.
+MODEL = None
+# Larger models are not loaded: a trial must stay cheap and bounded.
+MODEL_CAP_BYTES = 1 << 30
+
+
+def trial_model(ort, facts, accelerators):
+    """Loads the user's model on the CPU, then on each accelerator provider
+    that ran the tiny model: the runtime's own answer beside the matrix's
+    prediction. Nothing is written (no optimized model is saved)."""
+    try:
+        size = os.path.getsize(MODEL)
+    except OSError as e:
+        facts["trial_model"] = "skipped: " + first_line(e)
+        return
+    if size > MODEL_CAP_BYTES:
+        facts["trial_model"] = "skipped: the model is %d MiB, over the trial's %d MiB cap" % (
+            size >> 20, MODEL_CAP_BYTES >> 20)
+        return
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    # Azure's provider calls a remote endpoint: not a device to load onto.
+    devices = [p for p in accelerators if p != "AzureExecutionProvider"]
+    for provider in ["CPUExecutionProvider"] + devices:
+        with CapturedStderr():
+            try:
+                ort.InferenceSession(MODEL, sess_options=options, providers=[provider])
+                said = "loads"
+            except Exception as e:
+                said = "refused: " + first_line(e)
+        if provider == "CPUExecutionProvider":
+            facts["trial_model"] = said
+        else:
+            facts.setdefault("trial_model_providers", []).append("%s: %s" % (provider, said))
 
 
 def trial_torch(known, facts):
@@ -429,7 +471,11 @@ def run_trials(stack, known):
 def main(argv):
     user_cwd = argv[1] if len(argv) > 1 else ""
     stack = json.loads(argv[2]) if len(argv) > 2 else []
-    trials = len(argv) <= 3 or argv[3] != "--no-trials"
+    options = argv[3:]
+    trials = "--no-trials" not in options
+    if "--model" in options[:-1]:
+        global MODEL
+        MODEL = options[options.index("--model") + 1]
     interpreter()
     known = {}
     for spec in stack:
