@@ -246,3 +246,122 @@ fn arbitrary_bytes_never_crash_the_importer() {
         let _ = onnx_doctor::check::check(&snapshot, &matrix);
     }
 }
+
+/// (fact, value, guessed) as the importer recorded them.
+fn read_facts(report: &Value) -> Vec<(String, String, bool)> {
+    report["snapshot"]["pasted"]["facts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let (fact, value) = (f["fact"].as_str().unwrap(), f["value"].as_str().unwrap());
+            (fact.to_string(), value.to_string(), f["guessed"].as_bool().unwrap_or(false))
+        })
+        .collect()
+}
+
+#[test]
+fn issue_templates_filled_in_by_hand_are_read_like_collect_env() {
+    let text = "### Environment\n\
+        **PyTorch Version**: 2.6.0+cu126\n\
+        **CUDA/cuDNN version**: 12.6 / 9.5\n\
+        - ONNX Runtime version: `1.20.1`\n\
+        - GPU model and memory: NVIDIA GeForce RTX 5090 32GB\n\
+        - Python version (if applicable): 3.12\n\
+        - TensorRT Version: N/A\n";
+    let r = diagnose_text(text);
+    let facts = read_facts(&r);
+    for (fact, value) in
+        [("torch", "2.6.0+cu126"), ("cuda.toolkit", "12.6"), ("cudnn", "9.5"), ("onnxruntime", "1.20.1")]
+    {
+        assert!(facts.contains(&(fact.into(), value.into(), false)), "{fact}: {facts:?}");
+    }
+    assert!(facts.contains(&("gpu.0.name".into(), "NVIDIA GeForce RTX 5090".into(), false)), "{facts:?}");
+    assert!(facts.contains(&("python".into(), "3.12".into(), false)), "{facts:?}");
+    assert!(!facts.iter().any(|(f, _, _)| f == "tensorrt"), "N/A is not a version");
+    // The wheel's tag says CUDA 12.6; its arch list has no Blackwell.
+    assert!(
+        finding_codes(&r).contains(&"gpu-not-supported-by-torch-build".to_string()),
+        "{:#}",
+        r["findings"]
+    );
+
+    // A Markdown table, and `Key = value`.
+    let r = diagnose_text(
+        "| Component | Version |\n|---|---|\n| PyTorch | 1.8.0+cu111 |\n| Driver | 450.80.02 |\nonnx = 1.9.0\n",
+    );
+    let facts = read_facts(&r);
+    assert!(facts.contains(&("torch".into(), "1.8.0+cu111".into(), false)), "{facts:?}");
+    assert!(facts.contains(&("driver".into(), "450.80.02".into(), false)), "{facts:?}");
+    assert!(facts.contains(&("onnx".into(), "1.9.0".into(), false)), "{facts:?}");
+}
+
+#[test]
+fn a_version_without_its_build_is_not_called_a_cpu_build() {
+    // "PyTorch Version: 2.2.0" says nothing of CUDA; collect_env's
+    // "CUDA used to build PyTorch: None" would.
+    let r = diagnose_text("**PyTorch Version**: 2.2.0\n**GPU**: RTX 4090\n**Python**: 3.11\n");
+    assert!(
+        !finding_codes(&r).contains(&"torch-cpu-build-on-gpu-machine".to_string()),
+        "{:#}",
+        r["findings"]
+    );
+    assert_eq!(r["summary"]["errors"], 0);
+}
+
+#[test]
+fn sentences_paths_and_image_tags_are_read_and_marked_as_guesses() {
+    let r = diagnose_text(
+        "I installed torch 1.12 with cu113 in a conda env, CUDA 11.3, driver 470.82\n\
+         File \"/home/u/miniconda3/envs/x/lib/python3.8/site-packages/torch/__init__.py\", line 1\n",
+    );
+    let facts = read_facts(&r);
+    for (fact, value) in [
+        ("torch", "1.12"),
+        ("torch.cuda", "11.3"),
+        ("cuda.toolkit", "11.3"),
+        ("driver", "470.82"),
+        ("python", "3.8"),
+    ] {
+        assert!(facts.contains(&(fact.into(), value.into(), true)), "{fact}: {facts:?}");
+    }
+    // A structured statement outranks a sentence, wherever each stands.
+    let r = diagnose_text("I upgraded from torch 1.12 last week.\nPyTorch version: 2.2.0\n");
+    let facts = read_facts(&r);
+    assert!(facts.contains(&("torch".into(), "2.2.0".into(), false)), "{facts:?}");
+    assert!(!facts.iter().any(|(f, v, _)| f == "torch" && v == "1.12"), "{facts:?}");
+    assert!(r["snapshot"]["pasted"]["conflicts"].as_array().is_none_or(|c| c.is_empty()), "{r:#}");
+
+    // An image tag is structured: it states torch, its CUDA and cuDNN.
+    let r = diagnose_text("FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-devel\n");
+    let facts = read_facts(&r);
+    for (fact, value) in [("torch", "2.1.0"), ("torch.cuda", "12.1"), ("cudnn", "8")] {
+        assert!(facts.contains(&(fact.into(), value.into(), false)), "{fact}: {facts:?}");
+    }
+}
+
+#[test]
+fn a_paste_too_thin_to_judge_says_what_to_ask_for() {
+    let out = doctor()
+        .args(["diagnose", "-"])
+        .write_stdin("Traceback (most recent call last):\nRuntimeError: something broke\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("To judge more, ask the reporter to run:"), "{text}");
+    for command in
+        ["python -m torch.utils.collect_env", "nvidia-smi", "python -m pip list", "onnx-doctor report"]
+    {
+        assert!(text.contains(command), "{command}: {text}");
+    }
+    assert!(text.contains("not enough in the paste to judge"), "{text}");
+
+    // With the driver and GPU stated, nvidia-smi is not asked for again.
+    let r =
+        diagnose_text("torch==2.6.0+cu126\nNvidia driver version: 570.86.10\nGPU 0: NVIDIA A100-SXM4-80GB\n");
+    let asked: Vec<&str> =
+        r["still_needed"].as_array().unwrap().iter().map(|a| a["command"].as_str().unwrap()).collect();
+    assert!(!asked.contains(&"nvidia-smi"), "{asked:?}");
+    assert!(asked.contains(&"python -m pip list"), "{asked:?}");
+}

@@ -8,6 +8,32 @@ use support::*;
 /// (code, a real message line, a line that must not match).
 const SAMPLES: &[(&str, &str, &str)] = &[
     (
+        "error-driver-too-old-for-torch",
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver",
+        "The NVIDIA driver on your system is new enough",
+    ),
+    (
+        "error-cudnn-version-incompatible",
+        "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 5, 0) but found runtime version (8, 3, 3). PyTorch already comes bundled with cuDNN.",
+        "cuDNN version 8.5.0 is compatible",
+    ),
+    (
+        "error-cudnn-version-incompatible",
+        "RuntimeError: cuDNN version mismatch: PyTorch was compiled against 7102 but linked against 7600",
+        "cuDNN version mismatch was fixed",
+    ),
+    (
+        "error-protobuf-file-already-exists",
+        "[libprotobuf ERROR google/protobuf/descriptor_database.cc:644] File already exists in database: onnx/onnx-ml.proto",
+        "File already exists: onnx-ml.proto was written",
+    ),
+    (
+        "error-no-cuda-device",
+        "RuntimeError: cuda runtime error (100) : no CUDA-capable device is detected at /pytorch/aten/src/THC/THCGeneral.cpp:50",
+        "a CUDA-capable device is detected",
+    ),
+    ("error-no-cuda-device", "RuntimeError: No CUDA GPUs are available", "CUDA GPUs are available"),
+    (
         "error-glibc-too-old",
         "ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /env/lib/python3.10/site-packages/torch/lib/libtorch_python.so)",
         "glibc 2.28 found",

@@ -239,14 +239,31 @@ fn system(s: &Stated<'_>) -> System {
 /// What collect_env (or a conda build string) says of the imported torch,
 /// as the probe would record it.
 fn torch_import(s: &Stated<'_>, installed: Option<&Ver>) -> Option<ImportProbe> {
+    // A wheel's local tag says what it was built for: `+cu121`, `+cpu`.
+    let tagged = installed.and_then(|v| {
+        let raw = v.raw();
+        let local = raw.split_once('+')?.1.to_ascii_lowercase();
+        if local == "cpu" {
+            return Some(None);
+        }
+        let digits =
+            local.strip_prefix("cu").filter(|d| d.len() >= 2 && d.bytes().all(|b| b.is_ascii_digit()))?;
+        let (major, minor) = digits.split_at(digits.len() - 1);
+        Some(Some(format!("{major}.{minor}")))
+    });
     let version = match (s.torch_version, installed) {
         (Some((v, _)), _) => v.to_string(),
-        (None, Some(v)) if s.torch_cuda.is_some() => v.raw().to_string(),
+        (None, Some(v)) if s.torch_cuda.is_some() || tagged.is_some() => v.raw().to_string(),
         _ => return None,
     };
     let mut facts = BTreeMap::new();
     facts.insert("version".to_string(), serde_json::Value::from(version));
-    let cuda = s.torch_cuda.map(|(c, _)| c).filter(|c| !is_none_word(c));
+    let stated = s.torch_cuda.map(|(c, _)| c.to_string());
+    let cuda = match (stated, tagged) {
+        (Some(c), _) => Some(c).filter(|c| !is_none_word(c)),
+        (None, Some(tag)) => tag,
+        (None, None) => None,
+    };
     facts.insert("cuda".to_string(), cuda.map_or(serde_json::Value::Null, serde_json::Value::from));
     if let Some((hip, _)) = s.torch_hip {
         facts.insert("hip".to_string(), serde_json::Value::from(hip));

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Collector, Key, is_none_word};
+use super::{Collector, Key, free, is_none_word};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -179,7 +179,20 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         }
         return Mode::Prose;
     }
-    let Some((key, value)) = key_value(line) else { return Mode::Prose };
+    if free::image(line, c) {
+        return Mode::Prose;
+    }
+    let field = key_value(line).or_else(|| free::table_row(line)).or_else(|| free::equals(line));
+    let Some((key, value)) = field else {
+        free::sentence(line, c);
+        return Mode::Prose;
+    };
+    collect_env(key, value, line, c)
+}
+
+/// A `Key: value` line: collect_env's own keys, else a hand-written field,
+/// else a sentence that happens to hold a colon.
+fn collect_env(key: &str, value: &str, line: &str, c: &mut Collector) -> Mode {
     let stated = !is_none_word(value);
     match key {
         "PyTorch version" if stated => {
@@ -222,7 +235,11 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
                 c.fact(Key::Cudnn, value);
             }
         }
-        _ => {}
+        _ => {
+            if !free::field(key, value, c) {
+                free::sentence(line, c);
+            }
+        }
     }
     Mode::Prose
 }

@@ -11,6 +11,7 @@
 //! values is reported as a conflict rather than silently picked.
 
 mod assemble;
+mod free;
 mod lines;
 
 use std::collections::BTreeMap;
@@ -46,6 +47,7 @@ pub fn import(text: &str, matrix: &Matrix) -> Snapshot {
         }
         mode = lines::read(line, mode, &mut c);
     }
+    c.settle_guesses();
     c.into_snapshot(matrix)
 }
 
@@ -116,6 +118,9 @@ pub(crate) struct Collector {
     gpus: BTreeMap<u32, (String, Option<String>)>,
     libraries: Vec<(String, usize)>,
     error_lines: Vec<PastedLine>,
+    /// Facts read from sentences, paths and the like: (key, value, line),
+    /// the first per key; used only where nothing structured stated them.
+    guesses: Vec<(Key, String, usize)>,
 }
 
 impl Collector {
@@ -128,14 +133,19 @@ impl Collector {
         let line = self.lines;
         match self.values.get(&key) {
             None => {
-                self.facts.push(PastedFact { fact: key.name(), value: value.into(), line });
+                self.facts.push(PastedFact { fact: key.name(), value: value.into(), line, guessed: false });
                 self.values.insert(key, (value.into(), line));
             }
             Some((first, first_line)) if !same_value(first, value) => {
                 let first = (first.clone(), *first_line);
                 let entry = self.conflicts.entry(key.clone()).or_insert_with(|| vec![first]);
                 if entry.len() < MAX_CONFLICTING && !entry.iter().any(|(v, _)| same_value(v, value)) {
-                    self.facts.push(PastedFact { fact: key.name(), value: value.into(), line });
+                    self.facts.push(PastedFact {
+                        fact: key.name(),
+                        value: value.into(),
+                        line,
+                        guessed: false,
+                    });
                     entry.push((value.into(), line));
                 }
             }
@@ -164,6 +174,32 @@ impl Collector {
         if e.1.is_none() {
             e.1 = uuid.map(str::to_string);
         }
+    }
+
+    /// Remembers a fact read from prose, a path or an image tag.
+    pub(crate) fn guess(&mut self, key: Key, value: &str) {
+        if !self.guesses.iter().any(|(k, _, _)| *k == key) {
+            self.guesses.push((key, value.trim().to_string(), self.lines));
+        }
+    }
+
+    /// Takes the guesses nothing structured stated, marked as guessed.
+    fn settle_guesses(&mut self) {
+        let stated_line = self.lines;
+        for (key, value, line) in std::mem::take(&mut self.guesses) {
+            if self.values.contains_key(&key) {
+                continue;
+            }
+            self.lines = line;
+            match &key {
+                Key::Dist(name) => self.dist(name, &value),
+                _ => self.fact(key.clone(), &value),
+            }
+            if let Some(f) = self.facts.iter_mut().rev().find(|f| f.fact == key.name() && f.line == line) {
+                f.guessed = true;
+            }
+        }
+        self.lines = stated_line;
     }
 
     pub(crate) fn library(&mut self, path: &str) {

@@ -65,6 +65,13 @@ pub fn render(report: &Report, matrix: &Matrix, exit_code: u8) -> String {
             out.push('\n');
         }
     }
+    if !report.still_needed.is_empty() {
+        let _ = writeln!(out, "### To judge more, please run\n");
+        for a in &report.still_needed {
+            let _ = writeln!(out, "- `{}`: {}", a.command, a.unlocks);
+        }
+        out.push('\n');
+    }
     let _ = writeln!(out, "### Facts\n");
     for section in overview(report, matrix) {
         let _ = writeln!(out, "<details><summary>{}</summary>\n", section.title);

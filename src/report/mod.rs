@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::{Finding, FixPlan, Judgement, Outcome, RuleOutcome};
 use crate::matrix::{Matrix, Severity};
-use crate::snapshot::Snapshot;
+use crate::snapshot::{ProbeMode, Snapshot};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
@@ -33,7 +33,19 @@ pub struct Report {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fix_plan: Vec<FixPlan>,
     pub outcomes: Vec<RuleOutcome>,
+    /// For a paste that leaves checks unjudged: what to ask its reporter
+    /// to run, and what each answer would let the doctor check.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub still_needed: Vec<Ask>,
     pub snapshot: Snapshot,
+}
+
+/// One command to ask a ticket's reporter for.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Ask {
+    pub command: String,
+    /// The checks its output unlocks.
+    pub unlocks: String,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -168,6 +180,7 @@ impl Report {
             findings: judgement.findings,
             fix_plan: judgement.plans,
             outcomes: judgement.outcomes,
+            still_needed: still_needed(&snapshot),
             snapshot,
         }
     }
@@ -266,6 +279,49 @@ fn trial_answered(env: &crate::snapshot::PythonEnv, package: &str) -> bool {
 }
 
 /// Whether any probe besides the system one produced facts.
+/// What a paste lacks, as the commands that would supply it, each with the
+/// checks it unlocks: the support engineer's next message.
+fn still_needed(s: &Snapshot) -> Vec<Ask> {
+    if s.mode != ProbeMode::Pasted {
+        return Vec::new();
+    }
+    let env = s.pythons.first();
+    let dists = env.and_then(|e| e.distributions.found());
+    let has = |name: &str| dists.is_some_and(|d| d.iter().any(|d| d.name == name));
+    let torch_build = env.is_some_and(|e| e.imports.iter().any(|i| i.package == "torch"));
+    let nvidia = s.nvidia.found();
+    let driver = nvidia.is_some_and(|n| n.driver.found().is_some());
+    let gpus = nvidia.is_some_and(|n| n.gpus.found().is_some_and(|g| !g.is_empty()));
+    let ask = |command: &str, unlocks: &str| Ask { command: command.into(), unlocks: unlocks.into() };
+    let mut asks = Vec::new();
+    if !torch_build && (has("torch") || dists.is_none()) {
+        asks.push(ask(
+            "python -m torch.utils.collect_env",
+            "torch's version and CUDA build, the driver, the GPUs and cuDNN: torch against the machine",
+        ));
+    }
+    let cuda_build = env.is_some_and(|e| {
+        e.imports.iter().any(|i| i.package == "torch" && i.facts.get("cuda").is_some_and(|c| !c.is_null()))
+    });
+    let wants_gpu = cuda_build || has("onnxruntime-gpu") || has("tensorrt") || gpus || driver;
+    if (wants_gpu || dists.is_none()) && !(driver && gpus) {
+        asks.push(ask("nvidia-smi", "the driver and the GPUs: whether they run the CUDA builds installed"));
+    }
+    if dists.is_none_or(|d| d.len() < 2) {
+        asks.push(ask(
+            "python -m pip list",
+            "onnx, onnxruntime, protobuf and numpy: the packages that break together",
+        ));
+    }
+    if env.is_none_or(|e| e.version.found().is_none()) && dists.is_some() {
+        asks.push(ask("python --version", "the Python the packages must have wheels for"));
+    }
+    if !asks.is_empty() {
+        asks.push(ask("onnx-doctor report", "all of the above at once, redacted, in one attachment"));
+    }
+    asks
+}
+
 fn snapshot_has_facts(s: &Snapshot) -> bool {
     s.pythons.iter().any(|p| p.interpreter.found().is_some() || p.distributions.found().is_some())
         || s.nvidia

@@ -16,6 +16,7 @@ use console::Style;
 use super::{Fold, Report, Section, Status, Verdict, overview};
 use crate::check::{Finding, FixPlan};
 use crate::matrix::{Matrix, Severity};
+use crate::snapshot::ProbeMode;
 
 /// Terminal styling, or none.
 #[derive(Clone, Copy)]
@@ -115,6 +116,7 @@ pub fn render(report: &Report, matrix: &Matrix, look: Look, exit_code: u8) -> St
             env.map(|e| e.site_dirs.iter().map(|d| d.display().to_string()).collect()).unwrap_or_default();
         r.findings(&mine, plan_for(report, section.subject.as_deref()));
     }
+    r.still_needed(report);
     r.summary(report, exit_code);
     r.out
 }
@@ -327,6 +329,19 @@ impl Renderer {
         }
     }
 
+    /// What a paste lacks: the commands to ask its reporter for.
+    fn still_needed(&mut self, report: &Report) {
+        if report.still_needed.is_empty() || self.look.detail == Detail::Quiet {
+            return;
+        }
+        let p = self.paint();
+        let _ = writeln!(self.out, "\n{}", p.bold("To judge more, ask the reporter to run:"));
+        let width = report.still_needed.iter().map(|a| a.command.len()).max().unwrap_or(0);
+        for a in &report.still_needed {
+            let _ = writeln!(self.out, "  {:width$}  {}", a.command, p.dim(&a.unlocks));
+        }
+    }
+
     fn summary(&mut self, report: &Report, exit_code: u8) {
         let p = self.paint();
         let s = &report.summary;
@@ -339,6 +354,9 @@ impl Renderer {
         }
         parts.push(plural(s.python_environments, "Python environment"));
         let verdict = match s.verdict {
+            Verdict::NotEvaluated if report.snapshot.mode == ProbeMode::Pasted => {
+                p.magenta("not enough in the paste to judge")
+            }
             Verdict::NotEvaluated => p.magenta("nothing could be probed"),
             Verdict::Error => p.red("problems found"),
             Verdict::Warning => p.yellow("warnings"),

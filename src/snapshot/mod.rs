@@ -204,6 +204,10 @@ pub struct PastedFact {
     pub fact: String,
     pub value: String,
     pub line: usize,
+    /// Read from a sentence, a path or the like, not from a field: used only
+    /// where nothing structured stated the fact.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub guessed: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -1,0 +1,246 @@
+//! What people type by hand: issue templates filled in with any markup,
+//! Markdown tables, image references, paths, and sentences.
+//!
+//! A field ("**PyTorch Version**: 2.2.0", "| ORT | 1.17.1 |", "CUDA =
+//! 12.1") is read as surely as a collect_env line. A version found in a
+//! sentence, a path or an image tag is weaker: it is kept aside and used
+//! only where nothing structured stated the same fact (see
+//! [`Collector::guess`]).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{Collector, Key, is_none_word};
+
+/// A version as people write it: `2.2.0`, `v1.17.1`, `2.2.0+cu121`,
+/// `2.2.0a0+81ea7a4`, `8.9.7.29`, `12.1`; not a bare integer.
+static VERSION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bv?(\d+\.\d+(?:\.\d+)*(?:(?:a|b|rc|post|dev)\d*)?(?:\+[0-9a-z.]+)?)").unwrap()
+});
+
+/// What a field's key names, once markup, case and notes are gone.
+#[derive(Clone, Copy)]
+enum Field {
+    Torch,
+    Python,
+    Cuda,
+    Cudnn,
+    CudaAndCudnn,
+    Driver,
+    Gpu,
+    Os,
+    Dist(&'static str),
+}
+
+/// Keys as the issue templates of PyTorch, ONNX Runtime, TensorRT, onnx
+/// and their users write them, lower-cased, without "version".
+const FIELDS: &[(&str, Field)] = &[
+    ("pytorch", Field::Torch),
+    ("torch", Field::Torch),
+    ("python", Field::Python),
+    ("cuda/cudnn", Field::CudaAndCudnn),
+    ("cuda / cudnn", Field::CudaAndCudnn),
+    ("cuda", Field::Cuda),
+    ("cuda toolkit", Field::Cuda),
+    ("cudnn", Field::Cudnn),
+    ("nvidia driver", Field::Driver),
+    ("driver", Field::Driver),
+    ("gpu model and memory", Field::Gpu),
+    ("gpu type", Field::Gpu),
+    ("gpu model", Field::Gpu),
+    ("gpu", Field::Gpu),
+    ("operating system", Field::Os),
+    ("os platform and distribution", Field::Os),
+    ("os", Field::Os),
+    ("onnx runtime", Field::Dist("onnxruntime")),
+    ("onnxruntime", Field::Dist("onnxruntime")),
+    ("onnxruntime-gpu", Field::Dist("onnxruntime-gpu")),
+    ("ort", Field::Dist("onnxruntime")),
+    ("onnx", Field::Dist("onnx")),
+    ("tensorrt", Field::Dist("tensorrt")),
+    ("trt", Field::Dist("tensorrt")),
+    ("torchvision", Field::Dist("torchvision")),
+    ("numpy", Field::Dist("numpy")),
+    ("protobuf", Field::Dist("protobuf")),
+    ("onnxscript", Field::Dist("onnxscript")),
+];
+
+/// `**TensorRT Version**` → `tensorrt`: markup, notes in parentheses,
+/// "version" and case removed.
+fn normalize_key(key: &str) -> String {
+    let mut k: String = key.chars().filter(|c| !matches!(c, '*' | '`' | '_' | '#')).collect();
+    if let Some(open) = k.find('(') {
+        k.truncate(open);
+    }
+    let k = k.to_ascii_lowercase().replace("version", "").replace("used", "");
+    k.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn first_version(value: &str) -> Option<&str> {
+    VERSION.captures(value).map(|m| m.get(1).expect("group 1").as_str())
+}
+
+/// A hand-written field; true when its key is one the doctor knows.
+pub fn field(key: &str, value: &str, c: &mut Collector) -> bool {
+    let key = normalize_key(key);
+    let Some(&(_, what)) = FIELDS.iter().find(|(k, _)| *k == key) else { return false };
+    let value = value.trim().trim_matches(|ch| matches!(ch, '*' | '`' | '"' | '\'')).trim();
+    if is_none_word(value) || value.eq_ignore_ascii_case("unknown") || value == "-" {
+        return true;
+    }
+    match what {
+        Field::Gpu => c.gpu(0, gpu_name(value), None),
+        Field::Os => c.fact(Key::Os, value),
+        Field::CudaAndCudnn => {
+            let mut versions = VERSION.captures_iter(value).map(|m| m.get(1).expect("group 1").as_str());
+            if let Some(cuda) = versions.next() {
+                c.fact(Key::CudaToolkit, cuda);
+            }
+            if let Some(cudnn) = versions.next() {
+                c.fact(Key::Cudnn, cudnn);
+            }
+        }
+        _ => {
+            let Some(v) = first_version(value).map(str::to_string).or_else(|| cuda_tag(value)) else {
+                return true;
+            };
+            let v = v.as_str();
+            match what {
+                // Only the version: a field says nothing of the CUDA build
+                // unless its local tag does (collect_env's line would).
+                Field::Torch => c.dist("torch", v),
+                Field::Python => c.fact(Key::Python, v),
+                Field::Cuda => c.fact(Key::CudaToolkit, v),
+                Field::Cudnn => c.fact(Key::Cudnn, v),
+                Field::Driver => c.fact(Key::Driver, v),
+                Field::Dist(name) => c.dist(name, v),
+                Field::Gpu | Field::Os | Field::CudaAndCudnn => unreachable!("matched above"),
+            }
+        }
+    }
+    true
+}
+
+/// "RTX 4090 24GB" → "RTX 4090": the memory is not part of the name.
+fn gpu_name(value: &str) -> &str {
+    static MEMORY: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)[\s,(/]+\d+\s*(?:gb|gib|g)\b.*$").unwrap());
+    MEMORY.find(value).map_or(value, |m| &value[..m.start()]).trim()
+}
+
+/// `cu121` → `12.1`, `cu118` → `11.8`, `cu92` → `9.2`.
+fn cuda_tag(s: &str) -> Option<String> {
+    static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)(?:\b|\+)cu(\d{2,3})\b").unwrap());
+    let digits = TAG.captures(s)?.get(1)?.as_str();
+    let (major, minor) = digits.split_at(digits.len() - 1);
+    Some(format!("{major}.{minor}"))
+}
+
+/// `| PyTorch | 2.2.0 |` → ("PyTorch", "2.2.0"): a two-cell Markdown row.
+pub fn table_row(line: &str) -> Option<(&str, &str)> {
+    let inner = line.strip_prefix('|')?.strip_suffix('|')?;
+    let mut cells = inner.split('|');
+    let (key, value) = (cells.next()?.trim(), cells.next()?.trim());
+    (cells.next().is_none() && !key.is_empty() && !key.starts_with('-')).then_some((key, value))
+}
+
+/// `Key = value` (a filled-in template or a config dump).
+pub fn equals(line: &str) -> Option<(&str, &str)> {
+    let (k, v) = line.split_once('=')?;
+    let k = k.trim();
+    (k.len() < 48 && k.split_whitespace().count() <= 4 && !v.starts_with('=')).then_some((k, v.trim()))
+}
+
+/// Image references: `pytorch/pytorch:2.1.0-cuda12.1-cudnn8-devel`,
+/// `nvidia/cuda:12.1.0-cudnn8-runtime-ubuntu22.04`. Their tags are
+/// structured, so what they say is a fact, not a guess.
+pub fn image(line: &str, c: &mut Collector) -> bool {
+    static TORCH: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\bpytorch/pytorch:(\d+\.\d+(?:\.\d+)?)-cuda(\d+\.\d+)-cudnn(\d+)").unwrap()
+    });
+    static CUDA: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\bnvidia/cuda:(\d+\.\d+(?:\.\d+)?)(?:-cudnn(\d+))?").unwrap());
+    if let Some(m) = TORCH.captures(line) {
+        c.fact(Key::TorchVersion, &m[1]);
+        c.dist("torch", &m[1]);
+        c.fact(Key::TorchCuda, &m[2]);
+        c.fact(Key::Cudnn, &m[3]);
+        return true;
+    }
+    if let Some(m) = CUDA.captures(line) {
+        c.fact(Key::CudaToolkit, &m[1]);
+        if let Some(cudnn) = m.get(2) {
+            c.fact(Key::Cudnn, cudnn.as_str());
+        }
+        return true;
+    }
+    false
+}
+
+/// Versions in a sentence or a path, each recognised by the word before it:
+/// "torch 1.12 with cu113", "on CUDA 11.3", "driver 470.82",
+/// ".../python3.8/site-packages", "/usr/local/cuda-11.0/", "libcudnn.so.8.9.2".
+pub fn sentence(line: &str, c: &mut Collector) {
+    // Most lines of a long paste hold no dotted version: skip them cheaply.
+    if !line.as_bytes().windows(2).any(|w| w[0].is_ascii_digit() && w[1] == b'.') {
+        return;
+    }
+    static WORDED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)\b(pytorch|torch|python|cuda|cudnn|driver|onnxruntime-gpu|onnxruntime|onnx|tensorrt|numpy|protobuf|torchvision)(?:\s+version)?(?:\s+is|\s*[:=@]|\s+v|\s+)?\s*v?(\d+\.\d+(?:\.\d+)*(?:\+[0-9a-z.]+)?)",
+        )
+        .unwrap()
+    });
+    static PATHS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"python(\d\.\d+)/(?:site|dist)-packages|/cuda-(\d+\.\d+)/|libcudnn\.so\.(\d+\.\d+\.\d+)|TensorRT-(\d+\.\d+\.\d+(?:\.\d+)?)").unwrap()
+    });
+    for m in WORDED.captures_iter(line) {
+        let (word, v) = (m[1].to_ascii_lowercase(), &m[2]);
+        let key = match word.as_str() {
+            "pytorch" | "torch" => Key::Dist("torch".into()),
+            "python" => Key::Python,
+            "cuda" => Key::CudaToolkit,
+            "cudnn" => Key::Cudnn,
+            "driver" => Key::Driver,
+            other => Key::Dist(other.to_string()),
+        };
+        c.guess(key, v);
+    }
+    if let Some(cuda) = cuda_tag(line)
+        && line.to_ascii_lowercase().contains("torch")
+    {
+        c.guess(Key::TorchCuda, &cuda);
+    }
+    for m in PATHS.captures_iter(line) {
+        if let Some(py) = m.get(1) {
+            c.guess(Key::Python, py.as_str());
+        } else if let Some(cuda) = m.get(2) {
+            c.guess(Key::CudaToolkit, cuda.as_str());
+        } else if let Some(cudnn) = m.get(3) {
+            c.guess(Key::Cudnn, cudnn.as_str());
+        } else if let Some(trt) = m.get(4) {
+            c.guess(Key::Dist("tensorrt".into()), trt.as_str());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_read_through_markup_and_notes() {
+        assert_eq!(normalize_key("**TensorRT Version**"), "tensorrt");
+        assert_eq!(normalize_key("Python Version (if applicable)"), "python");
+        assert_eq!(normalize_key("`CUDA/cuDNN version`"), "cuda/cudnn");
+        assert_eq!(normalize_key("ONNX Runtime version"), "onnx runtime");
+        assert_eq!(gpu_name("RTX 4090 24GB"), "RTX 4090");
+        assert_eq!(gpu_name("NVIDIA A100-SXM4-80GB"), "NVIDIA A100-SXM4-80GB");
+        assert_eq!(cuda_tag("2.2.0+cu121").as_deref(), Some("12.1"));
+        assert_eq!(first_version("v1.17.1"), Some("1.17.1"));
+        assert_eq!(first_version("2.2.0a0+81ea7a4"), Some("2.2.0a0+81ea7a4"));
+        assert_eq!(table_row("| PyTorch | 2.2.0 |"), Some(("PyTorch", "2.2.0")));
+        assert_eq!(table_row("|---|---|"), None);
+    }
+}
