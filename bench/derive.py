@@ -6,13 +6,14 @@
 What it measures, release by release:
 
 ort      onnxruntime-releases: installs each onnxruntime wheel that runs on
-         this Python (no dependencies) into a scratch folder and, with the
-         CPU provider, loads and runs models of rising IR version (opset 7)
-         and rising default-domain opset (at the highest IR it loaded) whose
-         graph has no node (float[1] in, the same out), so that only the
-         loader's own IR and opset checks decide; the highest of each is
-         compared with max_ir and max_opset. The same models with one
-         Identity node tell where the CPU kernels lag the loader (noted,
+         this Python, or else on the newest older CPython installed (pyenv's
+         included), into a scratch folder (no dependency but numpy) and,
+         with the CPU provider, loads and runs models of rising IR version
+         (opset 7) and rising default-domain opset (at the highest IR it
+         loaded) whose graph has no node (float[1] in, the same out), so
+         that only the loader's own IR and opset checks decide; the highest
+         of each is compared with max_ir and max_opset. The same models with
+         one Identity node tell where the CPU kernels lag the loader (noted,
          not compared). The Pythons each release ships Linux wheels for
          (from the file names on the package index) are compared with the
          python column, for every release the index has.
@@ -337,25 +338,38 @@ import json, sys, os
 import numpy as np
 import onnxruntime as ort
 models = sys.argv[1]
-ort.set_default_logger_severity(4)
+try:
+    ort.set_default_logger_severity(4)
+except Exception:
+    pass
 def loads(path):
     try:
         so = ort.SessionOptions()
-        so.log_severity_level = 4
-        s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+        try:
+            so.log_severity_level = 4
+        except Exception:
+            pass
+        try:
+            s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+        except TypeError:  # 1.0 takes no providers: the CPU one is its default
+            s = ort.InferenceSession(path, so)
         out = s.run(None, {"x": np.array([3.0], dtype=np.float32)})[0]
         return (out.tolist() == [3.0]), ""
     except Exception as e:
         return False, str(e).splitlines()[0][:240] if str(e) else type(e).__name__
-res = {"version": ort.__version__, "ir": {}, "opset": {}, "identity": {}}
+res = {"version": ort.__version__, "ir": {}, "opset": {}, "identity": {}, "bare": "bare_"}
 for ir in range(%(ir_lo)d, %(ir_hi)d):
-    res["ir"][ir] = loads(os.path.join(models, f"bare_ir{ir}_op7.onnx"))
+    res["ir"][ir] = loads(os.path.join(models, "bare_ir%%d_op7.onnx" %% ir))
+if not any(ok for ok, _ in res["ir"].values()):  # a loader that wants a node
+    res["bare"] = ""
+    for ir in range(%(ir_lo)d, %(ir_hi)d):
+        res["ir"][ir] = loads(os.path.join(models, "ir%%d_op7.onnx" %% ir))
 max_ir = max([ir for ir, (ok, _) in res["ir"].items() if ok], default=None)
 res["max_ir"] = max_ir
 if max_ir is not None:
     for op in range(%(op_lo)d, %(op_hi)d):
-        res["opset"][op] = loads(os.path.join(models, f"bare_ir{max_ir}_op{op}.onnx"))
-        res["identity"][op] = loads(os.path.join(models, f"ir{max_ir}_op{op}.onnx"))
+        res["opset"][op] = loads(os.path.join(models, "%%sir%%d_op%%d.onnx" %% (res["bare"], max_ir, op)))
+        res["identity"][op] = loads(os.path.join(models, "ir%%d_op%%d.onnx" %% (max_ir, op)))
 res["max_opset"] = max([op for op, (ok, _) in res["opset"].items() if ok], default=None)
 res["max_identity_opset"] = max([op for op, (ok, _) in res["identity"].items() if ok], default=None)
 print(json.dumps(res))
@@ -388,6 +402,51 @@ def build_models() -> Path:
     return out
 
 
+# The newest numpy 1.x with wheels for each older CPython minor.
+NUMPY_FOR = {6: "1.19.5", 7: "1.21.6", 8: "1.24.4", 9: "1.26.4", 10: "1.26.4"}
+
+
+def older_pythons() -> dict[int, Path]:
+    """CPython 3 minors older than this one that are installed (on PATH or
+    under pyenv), for the onnxruntime releases with no wheel for this one."""
+    found: dict[int, Path] = {}
+    roots = [Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"]
+    for m in NUMPY_FOR:
+        if m >= sys.version_info.minor:
+            continue
+        cands = [Path(p) for p in [shutil.which(f"python3.{m}")] if p and "shims" not in p]
+        for r in roots:
+            cands += sorted(r.glob(f"3.{m}.*/bin/python3.{m}"))
+        for c in cands:
+            try:
+                out = subprocess.run([str(c), "-c", "import sys; print(sys.version_info[1])"],
+                                     capture_output=True, text=True, timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+            if out.returncode == 0 and out.stdout.strip() == str(m):
+                found[m] = c
+                break
+    return found
+
+
+def older_env(minor: int, python: Path) -> Path | None:
+    """A scratch environment with numpy for an older Python, made once."""
+    env = WORK / f"venv-py3{minor}"
+    if (env / ".ready").exists():
+        return env
+    try:
+        subprocess.run([str(python), "-m", "venv", "--clear", str(env)], check=True, timeout=180,
+                       capture_output=True)
+        subprocess.run([str(env / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                        "--disable-pip-version-check", f"numpy=={NUMPY_FOR[minor]}"],
+                       check=True, timeout=600, capture_output=True)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
+        print(f"   no environment for Python 3.{minor}: {e}", flush=True)
+        return None
+    (env / ".ready").touch()
+    return env
+
+
 def numpy_env_for(wheel: Path) -> Path:
     """The scratch environment whose numpy the wheel's metadata accepts."""
     with zipfile.ZipFile(wheel) as z:
@@ -408,6 +467,7 @@ def derive_onnxruntime(report: Report, tables: dict, fresh: bool):
     table = tables["onnxruntime-releases"]
     report.section(f"onnxruntime-releases ({table['file']}): IR and opset loaded with the CPU provider")
     tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    older = older_pythons()
     wheels = wheels_by_version("onnxruntime")
     models = build_models()
     results_dir = WORK / "ort-results"
@@ -416,9 +476,18 @@ def derive_onnxruntime(report: Report, tables: dict, fresh: bool):
         row = row_for(table, v)
         if row is None:
             continue
-        here = [f for f in files if any(t.interpreter == tag and "linux" in t.platform and
-                                        t.platform.endswith("x86_64") for t in f["tags"])]
+        def linux_wheels(tag: str) -> list[dict]:
+            return [f for f in files if any(t.interpreter == tag and "linux" in t.platform and
+                                            t.platform.endswith("x86_64") for t in f["tags"])]
+
+        here, env = linux_wheels(tag), None
+        if not here:  # the newest older Python installed that it has a wheel for
+            for m in sorted(older, reverse=True):
+                if linux_wheels(f"cp3{m}"):
+                    here, env = linux_wheels(f"cp3{m}"), (m, older[m])
+                    break
         if not here:
+            report.note(f"onnxruntime {v}: no Linux x86_64 wheel for an installed Python; not measured")
             continue
         cached = results_dir / f"{v}.json"
         res = None
@@ -427,20 +496,37 @@ def derive_onnxruntime(report: Report, tables: dict, fresh: bool):
             if res.get("probe") != PROBE_VERSION:
                 res = None
         if res is None:
-            res = probe_onnxruntime(v, smallest(here), models)
+            python = None
+            if env is not None:
+                venv = older_env(*env)
+                if venv is None:
+                    report.note(f"onnxruntime {v}: no Python 3.{env[0]} environment; not measured")
+                    continue
+                python = venv / "bin" / "python"
+            res = probe_onnxruntime(v, smallest(here), models, python)
             res["probe"] = PROBE_VERSION
             cached.write_text(json.dumps(res, indent=1))
         if "error" in res:
             report.note(f"onnxruntime {v}: not measured: {res['error']}")
             continue
+        # The node-less model shows the loader's own checks. Before 1.5 the
+        # loader checked no opset (and 1.0-1.1 no IR version either): then
+        # the Identity model tells where the operator registry stops.
+        if res["max_opset"] == OPSET_RANGE[-1] and res["max_identity_opset"] != OPSET_RANGE[-1]:
+            report.note(f"onnxruntime {v}: its loader checks no opset; the opset is where its "
+                        f"operator registry stops (Identity model)")
+            res["max_opset"], res["opset"] = res["max_identity_opset"], res["identity"]
         for fact, col, rng in (("max_ir", "max_ir", IR_RANGE), ("max_opset", "max_opset", OPSET_RANGE)):
             got = res[fact]
-            derived = f"{got}" if got != rng[-1] else f">={got}"
+            if got == rng[-1]:
+                report.note(f"onnxruntime {v}: loads {col} {got}, the highest probed: it checks none, "
+                            f"so {col} {row[col]} cannot be measured (not compared)")
+                continue
             first_fail = next((f"{k}: {msg}" for k, (ok, msg) in res["ir" if col == "max_ir" else "opset"].items()
                                if not ok and int(k) > (got or 0)), "")
-            report.compare(f"onnxruntime {col}", f"onnxruntime {v}", derived, row[col],
+            report.compare(f"onnxruntime {col}", f"onnxruntime {v}", got, row[col],
                            str(got) == str(row[col]), "" if str(got) == str(row[col]) else f"first refused {first_fail}")
-        if res["max_identity_opset"] != res["max_opset"]:
+        if res["max_identity_opset"] not in (res["max_opset"], OPSET_RANGE[-1]):
             op = (res["max_identity_opset"] or 0) + 1
             report.note(f"onnxruntime {v} loads opset {res['max_opset']} but its CPU provider runs Identity only up to "
                         f"opset {res['max_identity_opset']}: {res['identity'][str(op)][1]}")
@@ -455,7 +541,7 @@ def derive_onnxruntime(report: Report, tables: dict, fresh: bool):
                        got == minors_of(row["python"]))
 
 
-def probe_onnxruntime(v: Version, wheel_file: dict, models: Path) -> dict:
+def probe_onnxruntime(v: Version, wheel_file: dict, models: Path, python: Path | None) -> dict:
     wheels_dir = WORK / "wheels"
     wheels_dir.mkdir(parents=True, exist_ok=True)
     wheel = wheels_dir / wheel_file["filename"]
@@ -472,10 +558,10 @@ def probe_onnxruntime(v: Version, wheel_file: dict, models: Path) -> dict:
         site.mkdir(parents=True)
         with zipfile.ZipFile(wheel) as z:
             z.extractall(site)
-        env = numpy_env_for(wheel)
+        python = python or numpy_env_for(wheel) / "bin" / "python"
         code = PROBE % {"ir_lo": IR_RANGE[0], "ir_hi": IR_RANGE[-1] + 1,
                         "op_lo": OPSET_RANGE[0], "op_hi": OPSET_RANGE[-1] + 1}
-        proc = subprocess.run([str(env / "bin" / "python"), "-c", code, str(models)],
+        proc = subprocess.run([str(python), "-c", code, str(models)],
                               capture_output=True, text=True, timeout=300,
                               env={**os.environ, "PYTHONPATH": str(site), "OMP_NUM_THREADS": "1"},
                               cwd=WORK)
@@ -603,6 +689,35 @@ def torchvision_requirements(fresh: bool) -> dict[Version, SpecifierSet | None]:
     return out
 
 
+def torchvision_stable_abi(v: Version, fresh: bool) -> bool:
+    """Whether torchvision v's compiled extensions link LibTorch only through
+    its stable C ABI: torchvision names such builds *_stable.so, and where
+    nm is at hand their undefined symbols must include no C++ one of c10,
+    at or torch."""
+    cache = WORK / "torchvision-stable-abi.json"
+    known = json.loads(cache.read_text()) if cache.exists() and not fresh else {}
+    if str(v) not in known:
+        files = wheels_by_version("torchvision")[v]
+        linux = [f for f in files if "linux" in f["filename"] and f["filename"].endswith("x86_64.whl")] or files
+        z = RemoteZip(smallest(linux)["url"], smallest(linux).get("size"))
+        libs = [n for n in z.names() if re.fullmatch(r"torchvision/[^/]+\.so", n)]
+        ok = bool(libs) and all(n.endswith("_stable.so") for n in libs)
+        if ok and shutil.which("nm"):
+            scratch = WORK / "so-scratch"
+            scratch.mkdir(parents=True, exist_ok=True)
+            for n in libs:
+                lib = scratch / Path(n).name
+                lib.write_bytes(z.read(n))
+                out = subprocess.run(["nm", "-D", "--undefined-only", str(lib)], capture_output=True,
+                                     text=True, timeout=60).stdout
+                lib.unlink()
+                if re.search(r"\b_ZN(3c10|2at|5torch)", out):
+                    ok = False
+        known[str(v)] = ok
+        cache.write_text(json.dumps(known, indent=1))
+    return known[str(v)]
+
+
 def derive_pairing(report: Report, tables: dict, fresh: bool):
     table = tables["torch-releases"]
     report.section(f"torch-releases ({table['file']}): torchvision pinning each torch release")
@@ -626,13 +741,19 @@ def derive_pairing(report: Report, tables: dict, fresh: bool):
         foreign = sorted(t for t, req in tv.items() if spec.contains(t) and req is not None and
                          any(s.operator == "==" for s in req) and
                          not any(req.contains(x) for x in row_torch))
+        # A pin to another torch binds pip, not the binary: an extension that
+        # uses only LibTorch's stable C ABI loads into a later torch.
+        stable = [t for t in foreign if torchvision_stable_abi(t, fresh)]
+        foreign = [t for t in foreign if t not in stable]
         derived = ",".join(map(str, declared)) or "none"
         kind = "" if exact else ("declared compatible, no pin" if declared else "no torchvision names it")
         ok = bool(declared) and all(spec.contains(t) for t in declared) and not foreign
-        detail = kind
+        notes = [kind] if kind else []
+        if stable:
+            notes.append("row also accepts " + ",".join(f"{t} (pins torch{tv[t]}, stable ABI only)" for t in stable))
         if foreign:
-            detail = (detail + "; " if detail else "") + "row also accepts " + ",".join(
-                f"{t} (pins torch{tv[t]})" for t in foreign)
+            notes.append("row also accepts " + ",".join(f"{t} (pins torch{tv[t]})" for t in foreign))
+        detail = "; ".join(notes)
         report.compare("torch torchvision", f"torch {v}", derived, row["torchvision"], ok, detail)
 
     report.section(f"torch-releases ({table['file']}): Pythons with a torch wheel on the index")
