@@ -7,9 +7,11 @@
 #   bash bench/derive.sh --fresh --strict
 #
 # Needs network access to the package index pip is configured with. Builds
-# two scratch environments under target/derive/ (onnx to write the test
-# models; numpy 1.x for onnxruntime wheels built against it); the
-# onnxruntime wheels are unpacked one at a time and removed after.
+# scratch environments under target/derive/ (onnx to write the test models;
+# numpy 1.x for onnxruntime wheels built against it; derive.py adds one with
+# numpy per older CPython it finds, for the releases with no wheel for this
+# one); the onnxruntime wheels are unpacked one at a time and removed after.
+# Results are cached there: --fresh measures again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
