@@ -232,3 +232,30 @@ fn a_malformed_target_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("NAME==VERSION"));
 }
+
+#[test]
+fn a_model_is_told_the_oldest_runtimes_that_take_it_and_why() {
+    let needs = |world: support::world::World| {
+        let report = judge(&world);
+        report["model_needs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                (n["package"].as_str().unwrap().to_string(), n["at_least"].clone(), n["because"].clone())
+            })
+            .collect::<Vec<_>>()
+    };
+    let w = support::world::World::new;
+    // GridSample came to TensorRT's parser after the opset 16 it needs did.
+    let grid = needs(w().model(8, 16, &[("ai.onnx", "GridSample")]));
+    assert!(grid.contains(&("onnxruntime".into(), "1.11".into(), "opset 16".into())), "{grid:?}");
+    assert!(grid.contains(&("tensorrt".into(), "8.5".into(), "operator GridSample".into())), "{grid:?}");
+    assert!(grid.contains(&("onnx".into(), "1.10".into(), "IR 8".into())), "{grid:?}");
+    // The IR version can set the floor instead of the opset.
+    let ir = needs(w().model(10, 13, &[("ai.onnx", "Relu")]));
+    assert!(ir.contains(&("onnxruntime".into(), "1.18".into(), "IR 10".into())), "{ir:?}");
+    // Beyond every release the matrix knows: said, not guessed.
+    let future = needs(w().model(99, 99, &[("ai.onnx", "Relu")]));
+    assert!(future.iter().all(|(_, at, _)| at.is_null()), "{future:?}");
+}

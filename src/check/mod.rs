@@ -11,6 +11,7 @@
 
 mod builtin;
 pub mod facts;
+pub mod needs;
 mod plan;
 
 use serde::{Deserialize, Serialize};

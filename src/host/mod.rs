@@ -191,6 +191,11 @@ impl Host {
         timeout: Duration,
     ) -> Result<CommandOutput, RunError> {
         let name = program.display().to_string();
+        // A path that names nothing is not worth a process: say so, the same
+        // way everywhere (an emulated exec may report it as exit 127 instead).
+        if program.components().count() > 1 && std::fs::symlink_metadata(program).is_err() {
+            return Err(RunError::NotFound { program: name });
+        }
         let mut cmd = Command::new(program);
         cmd.args(args)
             .env_clear()

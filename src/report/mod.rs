@@ -17,6 +17,7 @@ pub use overview::{Fold, Line, Section, Status, overview};
 
 use serde::{Deserialize, Serialize};
 
+use crate::check::needs::{Need, needs};
 use crate::check::{Finding, FixPlan, Judgement, Outcome, RuleOutcome};
 use crate::matrix::{Matrix, Severity};
 use crate::snapshot::{ProbeMode, Snapshot};
@@ -37,6 +38,9 @@ pub struct Report {
     /// to run, and what each answer would let the doctor check.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub still_needed: Vec<Ask>,
+    /// For `model FILE`: the oldest release of each runtime that loads it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub model_needs: Vec<Need>,
     pub snapshot: Snapshot,
 }
 
@@ -181,6 +185,7 @@ impl Report {
             fix_plan: judgement.plans,
             outcomes: judgement.outcomes,
             still_needed: still_needed(&snapshot),
+            model_needs: snapshot.model.as_ref().map(|m| needs(m, matrix)).unwrap_or_default(),
             snapshot,
         }
     }

@@ -120,7 +120,7 @@ pub fn overview(report: &Report, matrix: &Matrix) -> Vec<Section> {
         sections.push(Section { title: "System".into(), subject: None, lines: vec![system_line] });
     }
     if let Some(m) = &snap.model {
-        sections.push(model_section(m, &snap.targets, &|c| worst(None, c)));
+        sections.push(model_section(m, &snap.targets, &report.model_needs, &|c| worst(None, c)));
     }
     if let Probed::Found(n) = &snap.nvidia {
         sections.push(nvidia_section(report, n, &|c| worst(None, c)));
@@ -297,6 +297,7 @@ fn library_lines(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Optio
 fn model_section(
     m: &crate::snapshot::model::ModelFacts,
     targets: &std::collections::BTreeMap<String, String>,
+    needs: &[crate::check::needs::Need],
     worst: &dyn Fn(Component) -> Option<Status>,
 ) -> Section {
     let opsets: Vec<String> = m.opsets.iter().map(|(d, v)| format!("{d} {v}")).collect();
@@ -326,6 +327,16 @@ fn model_section(
         format!("{} initializers, {mb:.1} MiB{external}", m.initializers),
         format!("{} subgraphs, {} functions", m.subgraphs, m.functions),
     ));
+    for n in needs {
+        lines.push(match &n.at_least {
+            Some(v) => Line::new(Status::Ok, format!("needs {} >= {v}", n.package), n.because.clone()),
+            None => Line::new(
+                Status::Warning,
+                format!("needs {}: no release known", n.package),
+                n.because.clone(),
+            ),
+        });
+    }
     for (name, version) in targets {
         lines.push(Line::new(Status::Ok, format!("target {name} {version}"), String::new()));
     }
