@@ -98,3 +98,112 @@ fn fifos_and_devices_under_root_and_in_metadata_do_not_block_the_fast_check() {
     let report = json(&out.stdout);
     assert_eq!(report["snapshot"]["pythons"][0]["distributions"]["found"][0]["name"], "onnx");
 }
+
+/// A paste as hostile as a ticket can be: terminal escapes (an OSC 52 that
+/// would write the reader's clipboard, a screen clear, 8-bit CSI), fake
+/// workflow commands after newlines, HTML, code fences, table pipes,
+/// percent signs and a noncharacter, inside lines the doctor quotes back.
+const HOSTILE: &str = "PyTorch version: 2.1.0+cu121\x1b]52;c;ZXZpbA==\x07\n\
+Nvidia driver version: 470.57.02\x1b]0;title\x07\n\
+CUDA used to build PyTorch: 12.1\n\
+[pip3] torch==2.3.1\n\
+[pip3] onnxruntime==1.17.1\n\
+RuntimeError: CUDA error: no kernel image is available for execution on the device\
+\x1b]52;c;QUFBQQ==\x07\x1b[2J\u{9b}31m\u{202e} <img src=x onerror=alert(1)> ```` x|y%0A::error::pwned %25\u{ffff}\r::warning::cr\n\
+ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory <script>x</script> ```\n";
+
+fn render(args: &[&str], stdin: &str) -> String {
+    let out = doctor().args(args).write_stdin(stdin.as_bytes().to_vec()).output().unwrap();
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{args:?}: {}", stderr(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// No byte a terminal acts on: ESC, BEL, 8-bit CSI, CR, bidi overrides.
+fn assert_inert_for_terminals(what: &str, out: &str) {
+    for bad in ['\x1b', '\x07', '\u{9b}', '\r', '\u{202e}', '\u{ffff}'] {
+        assert!(!out.contains(bad), "{what} prints {bad:?} raw:\n{out}");
+    }
+}
+
+/// Markdown where `<img` appears only inside a fenced block, and every
+/// fence closes: a paste's backticks never end a block early.
+fn assert_inert_markdown(out: &str) {
+    let mut fence: Option<usize> = None;
+    for line in out.lines() {
+        let ticks = line.chars().take_while(|c| *c == '`').count();
+        match fence {
+            None if ticks >= 3 => fence = Some(ticks),
+            Some(open) if ticks >= open && line.trim_matches('`').is_empty() => fence = None,
+            None => assert!(
+                !line.contains("<img") && !line.contains("<script"),
+                "raw HTML outside a code block: {line}"
+            ),
+            Some(_) => {}
+        }
+    }
+    assert_eq!(fence, None, "a code block is left open:\n{out}");
+}
+
+#[test]
+fn a_hostile_paste_is_inert_in_every_renderer() {
+    let diagnose = |extra: &[&str]| render(&[&["diagnose", "-"], extra].concat(), HOSTILE);
+    for (what, args) in [("text", vec![]), ("-v", vec!["-v"]), ("-q", vec!["-q"])] {
+        let out = diagnose(&args);
+        assert_inert_for_terminals(what, &out);
+        if what == "-v" {
+            assert!(out.contains(r"\x1b]52;c;QUFBQQ==\x07"), "the escape is shown, not dropped:\n{out}");
+        }
+    }
+
+    let md = diagnose(&["--format", "markdown"]);
+    assert_inert_for_terminals("markdown", &md);
+    assert_inert_markdown(&md);
+    assert!(md.contains("`````text"), "the evidence fence outgrows the paste's ````:\n{md}");
+
+    let gh = diagnose(&["--format", "github"]);
+    assert_inert_for_terminals("github", &gh);
+    let command = regex::Regex::new(r"^::(error|warning|notice) title=[^:,]*::").unwrap();
+    for line in gh.lines() {
+        assert!(command.is_match(line), "not one workflow command per line: {line:?}");
+        assert_eq!(line.matches("::").count(), 2, "a second command inside: {line:?}");
+    }
+
+    let junit = diagnose(&["--format", "junit"]);
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("junit.xml"), &junit).unwrap();
+    let parsed = std::process::Command::new(base_python())
+        .args(["-c", "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])"])
+        .arg(t.path().join("junit.xml"))
+        .output()
+        .unwrap();
+    assert!(parsed.status.success(), "{}\n{junit}", String::from_utf8_lossy(&parsed.stderr));
+
+    let report = diagnose(&["--format", "json"]);
+    assert_inert_for_terminals("json", &report);
+    let value: serde_json::Value = serde_json::from_str(&report).unwrap();
+    let evidence = value["findings"][0]["evidence"].to_string();
+    assert!(report.contains(r"\u001b]52") && evidence.contains("pwned"), "JSON keeps the text, escaped");
+
+    // The same text reaching fleet through two nodes' reports.
+    for node in ["n1", "n2\x1b]0;x\x07<img src=y>"] {
+        std::fs::write(t.path().join(format!("{node}.json")), &report).unwrap();
+    }
+    for format in ["text", "markdown", "html", "json"] {
+        let out = doctor().arg("fleet").arg(t.path()).args(["--format", format]).output().unwrap();
+        let out = String::from_utf8(out.stdout).unwrap();
+        assert!(out.contains("n1"), "{format}: {out}");
+        assert_inert_for_terminals(format, &out);
+        if format == "markdown" || format == "html" {
+            assert!(!out.contains("<img"), "fleet {format} prints raw HTML:\n{out}");
+        }
+    }
+}
+
+#[test]
+fn fleet_refuses_formats_it_does_not_write() {
+    for format in ["github", "junit"] {
+        let out = quickly(&["fleet", "x.json", "--format", format]);
+        assert_eq!(out.status.code(), Some(2), "{format}");
+        assert!(stderr(&out).contains("invalid value"), "{}", stderr(&out));
+    }
+}

@@ -234,8 +234,17 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
     let judgement = check(&snapshot, matrix);
     let report = Report::new(snapshot, matrix, judgement).with_today(today());
     let code = report.exit_code(s.fail_on);
+    // Secrets go before any renderer sees the report: a value is found as it
+    // is, not as JSON or Markdown escaped it.
+    let report = match &redactor {
+        Some(r) => report.map_strings(false, &|v| r.apply(v)),
+        None => report,
+    };
     let rendered = match format {
-        Format::Json => serde_json::to_string_pretty(&report).expect("a report serialises") + "\n",
+        Format::Json => {
+            let json = serde_json::to_string_pretty(&report).expect("a report serialises");
+            crate::escape::json_text(&json) + "\n"
+        }
         Format::Markdown => markdown::render(&report, matrix, code),
         Format::Github => ci::github(&report),
         Format::Junit => ci::junit(&report, s.fail_on),
