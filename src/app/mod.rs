@@ -118,7 +118,7 @@ fn load_matrix(dirs: &[PathBuf]) -> Result<Matrix, AppError> {
 }
 
 fn machine(s: &Settings) -> Host {
-    Host::from_process(s.root.clone(), s.timeout)
+    Host::from_process(s.root.clone(), s.timeout).with_deadline(s.timeout * host::DEADLINE_TIMEOUTS)
 }
 
 fn probe_options(s: &Settings, matrix: &Matrix, fast: bool) -> ProbeOptions {

@@ -196,13 +196,25 @@ fn run_script(host: &Host, candidate: &Candidate, stack: &[StackPackage], trials
     let mut runs = 0;
     while !remaining.is_empty() && runs <= stack.len() {
         runs += 1;
-        let out = match host.run(&candidate.executable, &script_args(host, &remaining, trials)) {
+        // A private HOME: importing a framework writes caches and configs
+        // there, not in the user's home.
+        let args = script_args(host, &remaining, trials);
+        let out = match host.run_with_env(&candidate.executable, &args, host.timeout(), &host.private_home())
+        {
             Ok(out) => out,
             Err(e) => {
-                session.failure = Some(match e {
+                let why = match e {
                     RunError::NotFound { .. } => format!("{} does not exist", candidate.executable.display()),
                     other => other.to_string(),
-                });
+                };
+                // Once the interpreter has answered, what is left was not
+                // asked (the run's deadline passed): each import says why.
+                match session.interpreter {
+                    Some(_) => {
+                        session.imports.extend(remaining.drain(..).map(|p| not_evaluated(p, why.clone())))
+                    }
+                    None => session.failure = Some(why),
+                }
                 break;
             }
         };
