@@ -31,7 +31,7 @@ mod cleanup;
 mod files;
 
 pub use cleanup::clean_up_on_signals;
-pub use files::{FileKind, ReadError, open_regular, read_bytes, read_capped, read_text};
+pub use files::{FileKind, ReadError, open_regular, read_bytes, read_capped, read_text, same_file};
 
 /// Largest amount of one stream we keep from a child. A fake executable that
 /// prints garbage forever must not grow the doctor's memory.

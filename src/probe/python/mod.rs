@@ -323,7 +323,11 @@ fn from_layout(
             let dists = Probed::Found(read_distributions(&l.site_dirs, &options.watched));
             (version, Some(l.kind), l.site_dirs, dists)
         }
-        Err(e) => (Probed::NotEvaluated(why.clone()), None, Vec::new(), Probed::NotEvaluated(e)),
+        Err(e) => {
+            // Running the interpreter is the remedy only when --fast kept it from running.
+            let e = if options.fast { format!("{e}, or run without --fast") } else { e };
+            (Probed::NotEvaluated(why.clone()), None, Vec::new(), Probed::NotEvaluated(e))
+        }
     };
     let imports = options.stack.iter().map(|p| not_evaluated(p, why.clone())).collect();
     let file_facts = file_facts(&site_dirs, &options.stack);
