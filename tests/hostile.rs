@@ -236,3 +236,88 @@ fn forty_thousand_conflicting_pins_are_read_in_linear_time() {
     assert!(report["snapshot"]["pasted"]["conflicts"].as_array().is_some_and(|c| !c.is_empty()), "{report}");
     assert!(took < Duration::from_secs(4), "took {took:?}");
 }
+
+/// A protobuf field: tag, then the varint or the length-delimited bytes.
+fn field(number: u64, wire: u64, payload: &[u8]) -> Vec<u8> {
+    fn varint(mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+    let mut out = Vec::new();
+    varint(number << 3 | wire, &mut out);
+    if wire == 2 {
+        varint(payload.len() as u64, &mut out);
+        out.extend_from_slice(payload);
+    } else {
+        varint(u64::from_le_bytes(payload.try_into().unwrap()), &mut out);
+    }
+    out
+}
+
+/// A minimal model (IR 8, opset 17) whose initializers keep their data in
+/// these external locations, one tensor each.
+fn model_with_external_data(locations: &[&str]) -> Vec<u8> {
+    let int = |v: u64| v.to_le_bytes();
+    let mut graph = field(2, 2, b"g");
+    for (i, location) in locations.iter().enumerate() {
+        let entry = [field(1, 2, b"location"), field(2, 2, location.as_bytes())].concat();
+        let tensor = [
+            field(1, 0, &int(4)),
+            field(2, 0, &int(1)),
+            field(8, 2, format!("w{i}").as_bytes()),
+            field(13, 2, &entry),
+            field(14, 0, &int(1)),
+        ]
+        .concat();
+        graph.extend(field(5, 2, &tensor));
+    }
+    let opset = [field(1, 2, b""), field(2, 0, &int(17))].concat();
+    [field(1, 0, &int(8)), field(7, 2, &graph), field(8, 2, &opset)].concat()
+}
+
+#[test]
+fn external_data_outside_the_model_folder_or_empty_is_named_for_what_it_is() {
+    let t = tempfile::tempdir().unwrap();
+    let outside = t.path().join("outside.bin");
+    std::fs::write(&outside, [0u8; 16]).unwrap();
+    let dir = t.path().join("model");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("w..bin"), [0u8; 16]).unwrap();
+    std::fs::write(dir.join("empty.bin"), []).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("link.bin")).unwrap();
+    std::fs::create_dir(dir.join("sub.bin")).unwrap();
+    let absolute = outside.to_str().unwrap();
+    let locations = ["w..bin", absolute, "../outside.bin", "link.bin", "empty.bin", "sub.bin", "gone.bin"];
+    std::fs::write(dir.join("m.onnx"), model_with_external_data(&locations)).unwrap();
+
+    let out = quickly(&["model", "--format", "json", dir.join("m.onnx").to_str().unwrap()]);
+    let report = json(&out.stdout);
+    let files = report["snapshot"]["model"]["external_data"].as_array().expect("external data read").clone();
+    let problem = |location: &str| {
+        let file = files
+            .iter()
+            .find(|f| f["location"] == location)
+            .unwrap_or_else(|| panic!("{location}: {files:?}"));
+        (file["exists"].as_bool().unwrap(), file["problem"].as_str().unwrap_or("").to_string())
+    };
+    assert_eq!(problem("w..bin"), (true, String::new()), "a name with two dots is a name");
+    assert_eq!(problem(absolute), (false, "absolute".into()));
+    assert_eq!(problem("../outside.bin"), (false, "outside_folder".into()));
+    assert_eq!(problem("link.bin"), (false, "link_outside".into()));
+    assert_eq!(problem("empty.bin"), (false, "empty".into()));
+    assert_eq!(problem("sub.bin"), (false, "not_a_file".into()));
+    assert_eq!(problem("gone.bin"), (false, "missing".into()));
+    let message = finding(&report, "model-external-data-missing")["message"].as_str().unwrap().to_string();
+    for said in [
+        "../outside.bin (outside the model's folder",
+        "link.bin (a link to a file outside",
+        "empty.bin (an empty file)",
+        "gone.bin",
+    ] {
+        assert!(message.contains(said), "{said}: {message}");
+    }
+    assert!(!message.contains("w..bin"), "{message}");
+}
