@@ -15,6 +15,7 @@
 pub mod app;
 pub mod check;
 pub mod cli;
+pub mod escape;
 pub mod exit;
 pub mod fleet;
 pub mod formats;

@@ -20,6 +20,7 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { exit::USAGE } else { exit::OK });
         }
     };
+    onnx_doctor::host::clean_up_on_signals();
     match app::run(cli) {
         Ok(code) => ExitCode::from(code),
         // A closed pipe (`onnx-doctor | head`) is the reader's choice, not an error.

@@ -28,7 +28,9 @@ pub struct Ver {
 
 impl Ver {
     pub fn new(raw: impl Into<String>) -> Self {
-        let raw = raw.into();
+        let mut raw: String = raw.into();
+        // A NUL read from a binary file or a broken paste is never part of a version.
+        raw.retain(|c| c != '\0');
         let trimmed = raw.trim();
         let parsed = Version::from_str(trimmed.strip_prefix('v').unwrap_or(trimmed)).ok();
         Self { raw: trimmed.to_string(), parsed }

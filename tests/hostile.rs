@@ -98,3 +98,226 @@ fn fifos_and_devices_under_root_and_in_metadata_do_not_block_the_fast_check() {
     let report = json(&out.stdout);
     assert_eq!(report["snapshot"]["pythons"][0]["distributions"]["found"][0]["name"], "onnx");
 }
+
+/// A paste as hostile as a ticket can be: terminal escapes (an OSC 52 that
+/// would write the reader's clipboard, a screen clear, 8-bit CSI), fake
+/// workflow commands after newlines, HTML, code fences, table pipes,
+/// percent signs and a noncharacter, inside lines the doctor quotes back.
+const HOSTILE: &str = "PyTorch version: 2.1.0+cu121\x1b]52;c;ZXZpbA==\x07\n\
+Nvidia driver version: 470.57.02\x1b]0;title\x07\n\
+CUDA used to build PyTorch: 12.1\n\
+[pip3] torch==2.3.1\n\
+[pip3] onnxruntime==1.17.1\n\
+RuntimeError: CUDA error: no kernel image is available for execution on the device\
+\x1b]52;c;QUFBQQ==\x07\x1b[2J\u{9b}31m\u{202e} <img src=x onerror=alert(1)> ```` x|y%0A::error::pwned %25\u{ffff}\r::warning::cr\n\
+ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory <script>x</script> ```\n";
+
+fn render(args: &[&str], stdin: &str) -> String {
+    let out = doctor().args(args).write_stdin(stdin.as_bytes().to_vec()).output().unwrap();
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{args:?}: {}", stderr(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// No byte a terminal acts on: ESC, BEL, 8-bit CSI, CR, bidi overrides.
+fn assert_inert_for_terminals(what: &str, out: &str) {
+    for bad in ['\x1b', '\x07', '\u{9b}', '\r', '\u{202e}', '\u{ffff}'] {
+        assert!(!out.contains(bad), "{what} prints {bad:?} raw:\n{out}");
+    }
+}
+
+/// Markdown where `<img` appears only inside a fenced block, and every
+/// fence closes: a paste's backticks never end a block early.
+fn assert_inert_markdown(out: &str) {
+    let mut fence: Option<usize> = None;
+    for line in out.lines() {
+        let ticks = line.chars().take_while(|c| *c == '`').count();
+        match fence {
+            None if ticks >= 3 => fence = Some(ticks),
+            Some(open) if ticks >= open && line.trim_matches('`').is_empty() => fence = None,
+            None => assert!(
+                !line.contains("<img") && !line.contains("<script"),
+                "raw HTML outside a code block: {line}"
+            ),
+            Some(_) => {}
+        }
+    }
+    assert_eq!(fence, None, "a code block is left open:\n{out}");
+}
+
+#[test]
+fn a_hostile_paste_is_inert_in_every_renderer() {
+    let diagnose = |extra: &[&str]| render(&[&["diagnose", "-"], extra].concat(), HOSTILE);
+    for (what, args) in [("text", vec![]), ("-v", vec!["-v"]), ("-q", vec!["-q"])] {
+        let out = diagnose(&args);
+        assert_inert_for_terminals(what, &out);
+        if what == "-v" {
+            assert!(out.contains(r"\x1b]52;c;QUFBQQ==\x07"), "the escape is shown, not dropped:\n{out}");
+        }
+    }
+
+    let md = diagnose(&["--format", "markdown"]);
+    assert_inert_for_terminals("markdown", &md);
+    assert_inert_markdown(&md);
+    assert!(md.contains("`````text"), "the evidence fence outgrows the paste's ````:\n{md}");
+
+    let gh = diagnose(&["--format", "github"]);
+    assert_inert_for_terminals("github", &gh);
+    let command = regex::Regex::new(r"^::(error|warning|notice) title=[^:,]*::").unwrap();
+    for line in gh.lines() {
+        assert!(command.is_match(line), "not one workflow command per line: {line:?}");
+        assert_eq!(line.matches("::").count(), 2, "a second command inside: {line:?}");
+    }
+
+    let junit = diagnose(&["--format", "junit"]);
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("junit.xml"), &junit).unwrap();
+    let parsed = std::process::Command::new(base_python())
+        .args(["-c", "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])"])
+        .arg(t.path().join("junit.xml"))
+        .output()
+        .unwrap();
+    assert!(parsed.status.success(), "{}\n{junit}", String::from_utf8_lossy(&parsed.stderr));
+
+    let report = diagnose(&["--format", "json"]);
+    assert_inert_for_terminals("json", &report);
+    let value: serde_json::Value = serde_json::from_str(&report).unwrap();
+    let evidence = value["findings"][0]["evidence"].to_string();
+    assert!(report.contains(r"\u001b]52") && evidence.contains("pwned"), "JSON keeps the text, escaped");
+
+    // The same text reaching fleet through two nodes' reports.
+    for node in ["n1", "n2\x1b]0;x\x07<img src=y>"] {
+        std::fs::write(t.path().join(format!("{node}.json")), &report).unwrap();
+    }
+    for format in ["text", "markdown", "html", "json"] {
+        let out = doctor().arg("fleet").arg(t.path()).args(["--format", format]).output().unwrap();
+        let out = String::from_utf8(out.stdout).unwrap();
+        assert!(out.contains("n1"), "{format}: {out}");
+        assert_inert_for_terminals(format, &out);
+        if format == "markdown" || format == "html" {
+            assert!(!out.contains("<img"), "fleet {format} prints raw HTML:\n{out}");
+        }
+    }
+}
+
+/// A METADATA declaring 20,000 requirements, none installed: the planner
+/// indexes fixes by package instead of scanning them per package, and the
+/// message names the first few.
+#[test]
+fn twenty_thousand_unmet_requirements_are_planned_in_linear_time() {
+    let t = tempfile::tempdir().unwrap();
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &["onnx-1.17.0"]);
+    let metadata = site_packages(&env).join("onnx-1.17.0.dist-info/METADATA");
+    let requires: String = (0..20_000).map(|i| format!("Requires-Dist: pkg{i}>=1.{i}\n")).collect();
+    std::fs::write(&metadata, format!("Metadata-Version: 2.1\nName: onnx\nVersion: 1.17.0\n{requires}"))
+        .unwrap();
+    let started = Instant::now();
+    let out = doctor()
+        .args(["--fast", "--format", "json", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--python"])
+        .arg(&env)
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let report = json(&out.stdout);
+    let f = finding(&report, "declared-requirement-missing");
+    assert!(f["message"].as_str().unwrap().ends_with("pkg19>=1.19, and 19980 more"), "{}", f["message"]);
+    assert!(f["fixes"][0].as_str().unwrap().contains("\"pkg19999>=1.19999\""), "the fix installs them all");
+    // Planning was quadratic: 10,000 took 4 s in a debug build, 20,000 far more.
+    assert!(took < Duration::from_secs(6), "took {took:?}");
+}
+
+/// 40,000 lines pinning numpy to as many versions: reading them is linear.
+#[test]
+fn forty_thousand_conflicting_pins_are_read_in_linear_time() {
+    let paste: String = (0..40_000).map(|i| format!("numpy=={}.{}.0\n", 1 + i / 1000, i % 1000)).collect();
+    let started = Instant::now();
+    let out = doctor().args(["diagnose", "-", "--format", "json"]).write_stdin(paste).output().unwrap();
+    let took = started.elapsed();
+    let report = json(&out.stdout);
+    assert!(report["snapshot"]["pasted"]["conflicts"].as_array().is_some_and(|c| !c.is_empty()), "{report}");
+    assert!(took < Duration::from_secs(4), "took {took:?}");
+}
+
+/// A protobuf field: tag, then the varint or the length-delimited bytes.
+fn field(number: u64, wire: u64, payload: &[u8]) -> Vec<u8> {
+    fn varint(mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+    let mut out = Vec::new();
+    varint(number << 3 | wire, &mut out);
+    if wire == 2 {
+        varint(payload.len() as u64, &mut out);
+        out.extend_from_slice(payload);
+    } else {
+        varint(u64::from_le_bytes(payload.try_into().unwrap()), &mut out);
+    }
+    out
+}
+
+/// A minimal model (IR 8, opset 17) whose initializers keep their data in
+/// these external locations, one tensor each.
+fn model_with_external_data(locations: &[&str]) -> Vec<u8> {
+    let int = |v: u64| v.to_le_bytes();
+    let mut graph = field(2, 2, b"g");
+    for (i, location) in locations.iter().enumerate() {
+        let entry = [field(1, 2, b"location"), field(2, 2, location.as_bytes())].concat();
+        let tensor = [
+            field(1, 0, &int(4)),
+            field(2, 0, &int(1)),
+            field(8, 2, format!("w{i}").as_bytes()),
+            field(13, 2, &entry),
+            field(14, 0, &int(1)),
+        ]
+        .concat();
+        graph.extend(field(5, 2, &tensor));
+    }
+    let opset = [field(1, 2, b""), field(2, 0, &int(17))].concat();
+    [field(1, 0, &int(8)), field(7, 2, &graph), field(8, 2, &opset)].concat()
+}
+
+#[test]
+fn external_data_outside_the_model_folder_or_empty_is_named_for_what_it_is() {
+    let t = tempfile::tempdir().unwrap();
+    let outside = t.path().join("outside.bin");
+    std::fs::write(&outside, [0u8; 16]).unwrap();
+    let dir = t.path().join("model");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("w..bin"), [0u8; 16]).unwrap();
+    std::fs::write(dir.join("empty.bin"), []).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("link.bin")).unwrap();
+    std::fs::create_dir(dir.join("sub.bin")).unwrap();
+    let absolute = outside.to_str().unwrap();
+    let locations = ["w..bin", absolute, "../outside.bin", "link.bin", "empty.bin", "sub.bin", "gone.bin"];
+    std::fs::write(dir.join("m.onnx"), model_with_external_data(&locations)).unwrap();
+
+    let out = quickly(&["model", "--format", "json", dir.join("m.onnx").to_str().unwrap()]);
+    let report = json(&out.stdout);
+    let files = report["snapshot"]["model"]["external_data"].as_array().expect("external data read").clone();
+    let problem = |location: &str| {
+        let file = files
+            .iter()
+            .find(|f| f["location"] == location)
+            .unwrap_or_else(|| panic!("{location}: {files:?}"));
+        (file["exists"].as_bool().unwrap(), file["problem"].as_str().unwrap_or("").to_string())
+    };
+    assert_eq!(problem("w..bin"), (true, String::new()), "a name with two dots is a name");
+    assert_eq!(problem(absolute), (false, "absolute".into()));
+    assert_eq!(problem("../outside.bin"), (false, "outside_folder".into()));
+    assert_eq!(problem("link.bin"), (false, "link_outside".into()));
+    assert_eq!(problem("empty.bin"), (false, "empty".into()));
+    assert_eq!(problem("sub.bin"), (false, "not_a_file".into()));
+    assert_eq!(problem("gone.bin"), (false, "missing".into()));
+    let message = finding(&report, "model-external-data-missing")["message"].as_str().unwrap().to_string();
+    for said in [
+        "../outside.bin (outside the model's folder",
+        "link.bin (a link to a file outside",
+        "empty.bin (an empty file)",
+        "gone.bin",
+    ] {
+        assert!(message.contains(said), "{said}: {message}");
+    }
+    assert!(!message.contains("w..bin"), "{message}");
+}

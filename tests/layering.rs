@@ -3,7 +3,7 @@
 //! matrix never on the judge, and the probes never on each other. Also: no
 //! function in `src/` runs past 100 lines.
 //!
-//! Lowest first: `version`, `exit`; `host`, `snapshot`; `matrix`, `formats`;
+//! Lowest first: `version`, `exit`, `escape`; `host`, `snapshot`; `matrix`, `formats`;
 //! `probe`, `import`, `model`; `check`; `report`, `fleet`, `cli`; `app`;
 //! `main`, `lib`.
 
@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 const LAYERS: &[&[&str]] = &[
-    &["version", "exit"],
+    &["version", "exit", "escape"],
     &["host", "snapshot"],
     &["matrix", "formats"],
     &["probe", "import", "model"],

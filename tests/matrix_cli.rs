@@ -169,3 +169,83 @@ fn bad_usage_exits_2() {
     assert_eq!(doctor().args(["--format", "yaml"]).output().unwrap().status.code(), Some(2));
     assert_eq!(doctor().args(["--timeout", "-1"]).output().unwrap().status.code(), Some(2));
 }
+
+fn signature_rule(code: &str, signature: &str, message: &str, fix: &str) -> String {
+    format!(
+        r#"rules:
+  - code: {code}
+    severity: error
+    components: [onnx]
+    summary: A team's own error line.
+    message: "{message}"
+    why: Seen in our logs.
+    fixes: ['{fix}']
+    sources: ["https://example.com/our-runbook"]
+    signature: '{signature}'
+"#
+    )
+}
+
+#[test]
+fn a_signature_too_big_to_compile_is_an_error_at_its_line_not_a_silent_loss_of_every_signature() {
+    let dir = overlay(&[("big.yaml", &signature_rule("team-huge", r"(?:\w{100}){100}", "huge", "nothing"))]);
+    let started = std::time::Instant::now();
+    let (code, err) = stderr_of(&dir, &["diagnose", "-"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("big.yaml:10:") && err.contains("size limit"), "{err}");
+}
+
+#[test]
+fn a_signature_placeholder_no_group_fills_is_an_error_at_load() {
+    let rule = signature_rule(
+        "team-onnx",
+        "my error happened",
+        "onnx {version} broke",
+        r#"pip install "onnx=={version}""#,
+    );
+    let dir = overlay(&[("t.yaml", &rule)]);
+    let (code, err) = stderr_of(&dir, &["rules"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("t.yaml:10:")
+            && err.contains("`{version}` in rule `team-onnx` is filled by no named group"),
+        "{err}"
+    );
+    assert_eq!(err.matches("{version}").count(), 1, "one error per placeholder: {err}");
+
+    // Named by a group, the same text loads and fills in.
+    let rule = signature_rule(
+        "team-onnx",
+        r"onnx (?P<version>\d+\.\d+) broke",
+        "onnx {version} broke",
+        r#"pip install "onnx=={version}""#,
+    );
+    let dir = overlay(&[("t.yaml", &rule)]);
+    let out = doctor()
+        .args(["diagnose", "-", "--format", "json", "--matrix"])
+        .arg(dir.path())
+        .write_stdin("onnx 1.17 broke\n")
+        .output()
+        .unwrap();
+    let report = json(&out.stdout);
+    assert_eq!(finding(&report, "team-onnx")["fixes"][0], r#"python -m pip install "onnx==1.17""#);
+}
+
+#[test]
+fn a_fix_with_a_fact_the_environment_lacks_is_left_out_not_shown_with_a_hole() {
+    let rule = RULE.replace(
+        r#"fixes: ['python -m pip install "numpy==1.26.*"']"#,
+        r#"fixes: ['python -m pip install "onnx=={onnx.no_such_fact}"', 'python -m pip install "numpy==1.26.*"']"#,
+    );
+    let dir = overlay(&[("team.yaml", &rule)]);
+    let out = doctor()
+        .args(["diagnose", "-", "--format", "json", "--matrix"])
+        .arg(dir.path())
+        .write_stdin("[pip3] numpy==2.1.0\n[pip3] onnx==1.17.0\n")
+        .output()
+        .unwrap();
+    let report = json(&out.stdout);
+    let fixes = finding(&report, "team-pins-numpy")["fixes"].clone();
+    assert_eq!(fixes, serde_json::json!([r#"python -m pip install "numpy==1.26.*""#]), "{fixes}");
+}

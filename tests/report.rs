@@ -96,3 +96,57 @@ fn a_markdown_report_fed_to_diagnose_gives_the_same_findings_as_check() {
     assert!(finding_codes(&a).contains(&"driver-too-old-for-torch-cuda".to_string()));
     assert_eq!(a["findings"], b["findings"]);
 }
+
+/// Tokens pasted into a ticket, in the shapes they come in. Each must be
+/// gone from the redacted Markdown, and from its JSON block even when the
+/// secret holds a quote or a backslash that JSON would escape.
+#[test]
+fn secrets_in_a_pasted_traceback_are_redacted_but_cpp_scopes_and_versions_stay() {
+    let secrets = [
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "gho_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345",
+        "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuv",
+        "hf_abcdefghijklmnopqrstuvwxyz0123",
+        "AKIAIOSFODNN7EXAMPLE",
+        "xoxb-1234567890-abcdefghij",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig",
+        "wJalrXUtnFEMI/K7MDENG/bPx\"RfiCY\\EXAMPLEKEY",
+        "s3cr3t-pass",
+        "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+        "/home/alice",
+    ];
+    let paste = format!(
+        "PyTorch version: 2.1.0+cu121\n[pip3] torch==2.3.1\n\
+         RuntimeError: c10::Error CUDA error: no kernel image is available for execution on the device \
+         {} {} token={} {} {} {} jwt {} AWS_SECRET_ACCESS_KEY={} https://bob:{}@mirror.example/simple \
+         -----BEGIN RSA PRIVATE KEY----- {} -----END RSA PRIVATE KEY----- in {}/proj \
+         MY_API_KEY=python TensorRT 8.6.1.6 with python\n",
+        secrets[0],
+        secrets[1],
+        secrets[2],
+        secrets[3],
+        secrets[4],
+        secrets[5],
+        secrets[6],
+        secrets[7],
+        secrets[8],
+        secrets[9],
+        secrets[10]
+    );
+    // The engineer's own environment has a secret-named variable holding a word.
+    let md = doctor()
+        .args(["diagnose", "-", "--format", "markdown"])
+        .env("MY_API_KEY", "python")
+        .write_stdin(paste)
+        .output()
+        .unwrap();
+    let md = String::from_utf8(md.stdout).unwrap();
+    let json_escaped = serde_json::to_string(secrets[7]).unwrap();
+    for secret in secrets.iter().chain([&"RfiCY", &json_escaped.trim_matches('"')]) {
+        assert!(!md.contains(secret), "{secret} leaked:\n{md}");
+    }
+    let quoted = md.lines().find(|l| l.contains("no kernel image")).expect("the error line is quoted");
+    for kept in ["c10::Error", "8.6.1.6", "MY_API_KEY=python", "with python", "mirror.example"] {
+        assert!(quoted.contains(kept), "{kept} was redacted: {quoted}");
+    }
+}

@@ -53,12 +53,20 @@ pub fn run(cli: Cli) -> Result<u8, AppError> {
         return Ok(exit::OK);
     }
     let s = &settings;
+    refuse_output_over_input(s, &cli.command)?;
     match &cli.command {
         None | Some(Command::Check(_)) => judge(s, &matrix, None, s.format),
         Some(Command::Report { .. }) => judge(s, &matrix, None, Format::Markdown),
         Some(Command::Model { file, targets, .. }) => model(s, &matrix, file, targets),
         Some(Command::Diagnose { input, .. }) => {
             let text = read_input(input.as_deref())?;
+            if crate::snapshot::looks_saved(&text) {
+                let name = input.as_deref().map_or("standard input".into(), |p| p.display().to_string());
+                let snapshot = crate::snapshot::Snapshot::from_saved(&text).map_err(|e| {
+                    AppError::CannotEvaluate(format!("cannot read the doctor report in {name}: {e}"))
+                })?;
+                return judge(s, &matrix, Some(snapshot), s.format);
+            }
             judge(s, &matrix, Some(crate::import::import(&text, &matrix)), s.format)
         }
         Some(Command::Rules { format, .. }) => {
@@ -118,7 +126,7 @@ fn load_matrix(dirs: &[PathBuf]) -> Result<Matrix, AppError> {
 }
 
 fn machine(s: &Settings) -> Host {
-    Host::from_process(s.root.clone(), s.timeout)
+    Host::from_process(s.root.clone(), s.timeout).with_deadline(s.timeout * host::DEADLINE_TIMEOUTS)
 }
 
 fn probe_options(s: &Settings, matrix: &Matrix, fast: bool) -> ProbeOptions {
@@ -214,7 +222,45 @@ fn read_input(path: Option<&Path>) -> Result<String, AppError> {
         _ => host::read_capped(std::io::stdin().lock(), FileKind::Paste.cap())
             .map_err(|e| AppError::CannotEvaluate(format!("cannot read standard input: {e}")))?,
     };
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    Ok(decode_paste(&bytes))
+}
+
+/// Text as people save it: UTF-8 (with or without a BOM), or UTF-16 with
+/// its BOM, which is what Windows PowerShell's `>` writes.
+fn decode_paste(bytes: &[u8]) -> String {
+    let utf16 = |le: bool| {
+        let units = bytes[2..]
+            .chunks_exact(2)
+            .map(|p| if le { u16::from_le_bytes([p[0], p[1]]) } else { u16::from_be_bytes([p[0], p[1]]) });
+        char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect()
+    };
+    match bytes {
+        [0xFF, 0xFE, ..] => utf16(true),
+        [0xFE, 0xFF, ..] => utf16(false),
+        [0xEF, 0xBB, 0xBF, rest @ ..] => String::from_utf8_lossy(rest).into_owned(),
+        _ => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
+/// `diagnose log.txt -o log.txt` would replace the paste with its report
+/// before anyone read either: refused, whatever spelling names the file.
+fn refuse_output_over_input(s: &Settings, command: &Option<Command>) -> Result<(), AppError> {
+    let Some(output) = &s.output else { return Ok(()) };
+    let mut inputs: Vec<&Path> = s.snapshot.iter().map(PathBuf::as_path).collect();
+    match command {
+        Some(Command::Diagnose { input: Some(p), .. }) => inputs.push(p),
+        Some(Command::Model { file, .. }) => inputs.push(file),
+        Some(Command::Fleet { reports, .. }) => inputs.extend(reports.iter().map(PathBuf::as_path)),
+        _ => {}
+    }
+    match inputs.into_iter().find(|i| host::same_file(i, output)) {
+        Some(i) => Err(AppError::Usage(format!(
+            "--output {} is the input {}: writing the report would destroy what it reports on; choose another file",
+            output.display(),
+            i.display()
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Reads `--snapshot FILE`: a saved snapshot or report.
@@ -245,8 +291,17 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
     let judgement = check(&snapshot, matrix);
     let report = Report::new(snapshot, matrix, judgement).with_today(today());
     let code = report.exit_code(s.fail_on);
+    // Secrets go before any renderer sees the report: a value is found as it
+    // is, not as JSON or Markdown escaped it.
+    let report = match &redactor {
+        Some(r) => report.map_strings(false, &|v| r.apply(v)),
+        None => report,
+    };
     let rendered = match format {
-        Format::Json => serde_json::to_string_pretty(&report).expect("a report serialises") + "\n",
+        Format::Json => {
+            let json = serde_json::to_string_pretty(&report).expect("a report serialises");
+            crate::escape::json_text(&json) + "\n"
+        }
         Format::Markdown => markdown::render(&report, matrix, code),
         Format::Github => ci::github(&report),
         Format::Junit => ci::junit(&report, s.fail_on),

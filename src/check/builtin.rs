@@ -236,6 +236,8 @@ impl EnvChecks<'_> {
     }
 
     /// Declared requirements, like `pip check`, for the watched packages.
+    /// (A METADATA may declare thousands; the message names the first few,
+    /// the fix installs them all.)
     fn declared_requirements(&mut self, dists: &[crate::snapshot::Distribution]) {
         let Some(markers) = marker_environment(self.snapshot, self.env) else {
             let reason = "the Python version is unknown, so requirement markers cannot be evaluated";
@@ -322,7 +324,7 @@ impl EnvChecks<'_> {
             &[
                 ("dist", d.name.clone()),
                 ("version", d.version.raw().to_string()),
-                ("requirement", listed.join(", ")),
+                ("requirement", first_of(&listed, LISTED_REQUIREMENTS)),
                 ("requirements", quoted.join(" ")),
             ],
         );
@@ -658,4 +660,14 @@ pub(super) fn marker_environment(snapshot: &Snapshot, env: &PythonEnv) -> Option
         }
     }
     serde_json::to_value(values).ok().and_then(|v| serde_json::from_value(v).ok())
+}
+/// How many missing requirements a message names before "and N more".
+const LISTED_REQUIREMENTS: usize = 20;
+
+/// `a, b, c` for a short list; the first `n` and a count for a long one.
+fn first_of(items: &[&str], n: usize) -> String {
+    match items.len() {
+        len if len <= n => items.join(", "),
+        len => format!("{}, and {} more", items[..n].join(", "), len - n),
+    }
 }

@@ -184,9 +184,18 @@ impl<'a> Facts<'a> {
                 Fact::Text(n.to_string())
             }
             "int64_initializers" => Fact::Text(m.int64_initializers.to_string()),
-            "external_missing" => {
-                list(m.external_data.iter().filter(|e| !e.exists).map(|e| e.location.clone()).collect())
-            }
+            "external_missing" => list(
+                m.external_data
+                    .iter()
+                    .filter(|e| !e.exists)
+                    .map(|e| match e.problem {
+                        Some(p) if p != crate::snapshot::model::ExternalProblem::Missing => {
+                            format!("{} ({})", e.location, p.describe())
+                        }
+                        _ => e.location.clone(),
+                    })
+                    .collect(),
+            ),
             "file" => Fact::Text(m.path.display().to_string()),
             other => Fact::Unknown(format!("no model fact is called `{other}`")),
         })

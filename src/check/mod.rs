@@ -388,11 +388,24 @@ fn evaluate_rule(
         subject: None,
         message: fill(&rule.message),
         why: fill(&rule.why),
-        fixes: rule.fixes.iter().map(|f| fill(f)).collect(),
+        fixes: rule.fixes.iter().filter_map(|f| complete_fix(f, &ctx)).collect(),
         sources: rule.sources.clone(),
         evidence: require.iter().filter_map(|c| offending(c, &ctx)).collect(),
     };
     (Outcome::Fired, Some(finding))
+}
+
+/// A fix with every placeholder filled; a fix with a hole (`pip install
+/// "onnx==?"`) helps nobody and is left out.
+fn complete_fix(text: &str, ctx: &Ctx<'_>) -> Option<String> {
+    let mut complete = true;
+    let rendered = template::render(text, None, |k| {
+        ctx.placeholder(k).ok().filter(|v| !v.is_empty() && v != "?").unwrap_or_else(|| {
+            complete = false;
+            String::new()
+        })
+    });
+    complete.then_some(rendered)
 }
 
 /// What a clause is evaluated against.

@@ -11,7 +11,7 @@
 //! commands are merged into one. A finding whose every fix conflicts keeps
 //! its best one, and the plan says what it conflicts with.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
 
 use pep440_rs::{Version, VersionSpecifiers};
@@ -60,8 +60,15 @@ struct Effect {
 }
 
 impl Effect {
-    fn touches(&self, name: &str) -> bool {
-        self.installs.iter().any(|i| i.name == name) || self.uninstalls.iter().any(|n| n == name)
+    /// Every package this fix installs or uninstalls.
+    fn names(&self) -> impl Iterator<Item = &str> {
+        self.installs.iter().map(|i| i.name.as_str()).chain(self.uninstalls.iter().map(String::as_str))
+    }
+
+    /// The packages this fix uninstalls and does not install again.
+    fn removes(&self) -> Vec<&str> {
+        let installs: BTreeSet<&str> = self.installs.iter().map(|i| i.name.as_str()).collect();
+        self.uninstalls.iter().map(String::as_str).filter(|n| !installs.contains(n)).collect()
     }
 }
 
@@ -267,26 +274,33 @@ fn conflict(
     matrix: &Matrix,
 ) -> Option<String> {
     let all: Vec<&Effect> = chosen.iter().chain(std::iter::once(candidate)).collect();
-    let changed = |name: &str| all.iter().any(|e| e.touches(name));
+    // Indexed once, by name: a fix may install thousands of packages (a
+    // METADATA with 10,000 unmet requirements), and a scan per package
+    // would make planning quadratic.
+    let touched: BTreeSet<&str> = all.iter().flat_map(|e| e.names()).collect();
+    let changed = |name: &str| touched.contains(name);
     let kept = env.map(|env| kept_constraints(snapshot, env, matrix, &changed)).unwrap_or_default();
+    let mut kept_by_name: BTreeMap<&str, Vec<&Constraint>> = BTreeMap::new();
+    for c in &kept {
+        kept_by_name.entry(c.package.as_str()).or_default().push(c);
+    }
+    let removed: BTreeSet<&str> = all.iter().flat_map(|e| e.removes()).collect();
+    let mut chosen_specs: BTreeMap<&str, Vec<&VersionSpecifiers>> = BTreeMap::new();
+    for i in chosen.iter().flat_map(|e| &e.installs) {
+        chosen_specs.entry(i.name.as_str()).or_default().extend(i.spec.iter());
+    }
     for Install { name, spec, .. } in &candidate.installs {
-        if all.iter().any(|e| e.uninstalls.contains(name) && !e.installs.iter().any(|i| &i.name == name)) {
+        if removed.contains(name.as_str()) {
             return Some(format!("another fix uninstalls {name}"));
         }
         let Some(spec) = spec else { continue };
         let mut specs: Vec<&VersionSpecifiers> = vec![spec];
         let mut reasons = Vec::new();
-        for e in chosen {
-            for i in &e.installs {
-                if &i.name == name
-                    && let Some(s) = &i.spec
-                {
-                    specs.push(s);
-                    reasons.push(format!("another fix installs {name}{s}"));
-                }
-            }
+        for s in chosen_specs.get(name.as_str()).into_iter().flatten() {
+            specs.push(s);
+            reasons.push(format!("another fix installs {name}{s}"));
         }
-        for c in kept.iter().filter(|c| &c.package == name) {
+        for c in kept_by_name.get(name.as_str()).into_iter().flatten() {
             specs.push(&c.spec);
             reasons.push(c.because.clone());
         }

@@ -249,7 +249,7 @@ fn html(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c if c.is_control() => out.push(' '),
+            c if c.is_control() || crate::escape::is_hidden(c) => out.push(' '),
             c => out.push(c),
         }
     }
@@ -270,7 +270,7 @@ fn md_cell(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if c.is_control() => out.push(' '),
+            c if c.is_control() || crate::escape::is_hidden(c) => out.push(' '),
             c => out.push(c),
         }
     }
@@ -282,7 +282,7 @@ fn md_code(s: &str) -> String {
     s.chars()
         .map(|c| match c {
             '`' | '|' => '\'',
-            c if c.is_control() => ' ',
+            c if c.is_control() || crate::escape::is_hidden(c) => ' ',
             c => c,
         })
         .collect()
@@ -290,5 +290,5 @@ fn md_code(s: &str) -> String {
 
 /// Text for a terminal: no control characters (escape sequences) from a report.
 fn plain(s: &str) -> String {
-    s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+    s.chars().map(|c| if c.is_control() || crate::escape::is_hidden(c) { ' ' } else { c }).collect()
 }

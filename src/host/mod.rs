@@ -12,7 +12,10 @@
 //! probe sees), both pipes are drained on their own threads (a chatty child
 //! cannot deadlock us), output is capped, and on timeout the whole process
 //! *group* is killed: killing only the child leaves `sh → sleep` grandchildren
-//! holding the pipes open, and the doctor would wait for them.
+//! holding the pipes open, and the doctor would wait for them. The group is
+//! killed after a normal exit too, so a daemon a probe started dies with it,
+//! and on Ctrl-C or SIGTERM ([`clean_up_on_signals`]). A whole-run deadline
+//! bounds the sum of all runs: a command due after it is not started.
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
@@ -24,9 +27,11 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
+mod cleanup;
 mod files;
 
-pub use files::{FileKind, ReadError, open_regular, read_bytes, read_capped, read_text};
+pub use cleanup::clean_up_on_signals;
+pub use files::{FileKind, ReadError, open_regular, read_bytes, read_capped, read_text, same_file};
 
 /// Largest amount of one stream we keep from a child. A fake executable that
 /// prints garbage forever must not grow the doctor's memory.
@@ -82,6 +87,8 @@ pub enum RunError {
     PermissionDenied { program: String },
     #[error("could not start {program}: {source}")]
     Spawn { program: String, source: io::Error },
+    #[error("{program} was not run: the run's deadline ({seconds} s, from --timeout) had passed")]
+    Deadline { program: String, seconds: u64 },
 }
 
 /// The machine as the probes see it.
@@ -91,8 +98,15 @@ pub struct Host {
     env: BTreeMap<OsString, OsString>,
     cwd: PathBuf,
     timeout: Duration,
+    /// When every command must have finished, and how long the run had.
+    deadline: Option<(Instant, Duration)>,
     scratch: Arc<Scratch>,
 }
+
+/// How many `--timeout`s a whole run may take: a probe of several Pythons
+/// whose imports each take most of one still finishes; a machine where
+/// everything hangs reports in bounded time what it could not ask.
+pub const DEADLINE_TIMEOUTS: u32 = 4;
 
 /// The empty working directory children run in, removed with the last Host
 /// that shares it.
@@ -101,9 +115,7 @@ struct Scratch(PathBuf);
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        if self.0 != Path::new("/") {
-            let _ = std::fs::remove_dir(&self.0);
-        }
+        cleanup::remove_scratch(&self.0);
     }
 }
 
@@ -119,7 +131,33 @@ impl Host {
 
     pub fn new(root: PathBuf, env: BTreeMap<OsString, OsString>, cwd: PathBuf, timeout: Duration) -> Self {
         let scratch = Arc::new(Scratch(neutral_directory()));
-        Self { root, env, cwd, timeout, scratch }
+        Self { root, env, cwd, timeout, deadline: None, scratch }
+    }
+
+    /// Starts no command after `budget` from now, and cuts one that would
+    /// run past it.
+    pub fn with_deadline(mut self, budget: Duration) -> Self {
+        self.deadline = Some((Instant::now() + budget, budget));
+        self
+    }
+
+    /// Environment for an interpreter that must write nothing in the user's
+    /// home: HOME and the XDG directories inside the scratch directory
+    /// (caches that importing a framework fills land there and are removed
+    /// with it), with the user's own site directory still found where it is.
+    pub fn private_home(&self) -> Vec<(OsString, OsString)> {
+        let home = self.scratch.0.join("home");
+        let _ = std::fs::create_dir_all(&home);
+        let mut env: Vec<(OsString, OsString)> = vec![("HOME".into(), home.clone().into())];
+        for (var, dir) in
+            [("XDG_CACHE_HOME", ".cache"), ("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share")]
+        {
+            env.push((var.into(), home.join(dir).into()));
+        }
+        if let (Some(real), None) = (self.env("HOME"), self.env("PYTHONUSERBASE")) {
+            env.push(("PYTHONUSERBASE".into(), Path::new(real).join(".local").into()));
+        }
+        env
     }
 
     /// The directory the user ran the doctor from.
@@ -190,16 +228,39 @@ impl Host {
         args: &[OsString],
         timeout: Duration,
     ) -> Result<CommandOutput, RunError> {
+        self.run_with_env(program, args, timeout, &[])
+    }
+
+    /// [`Host::run_with_timeout`] with some variables of the environment replaced.
+    #[allow(clippy::disallowed_methods)] // the one place that spawns
+    pub fn run_with_env(
+        &self,
+        program: &Path,
+        args: &[OsString],
+        timeout: Duration,
+        replaced: &[(OsString, OsString)],
+    ) -> Result<CommandOutput, RunError> {
         let name = program.display().to_string();
         // A path that names nothing is not worth a process: say so, the same
         // way everywhere (an emulated exec may report it as exit 127 instead).
         if program.components().count() > 1 && std::fs::symlink_metadata(program).is_err() {
             return Err(RunError::NotFound { program: name });
         }
+        let timeout = match self.deadline {
+            Some((at, budget)) => {
+                let left = at.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(RunError::Deadline { program: name, seconds: budget.as_secs() });
+                }
+                timeout.min(left)
+            }
+            None => timeout,
+        };
         let mut cmd = Command::new(program);
         cmd.args(args)
             .env_clear()
             .envs(&self.env)
+            .envs(replaced.iter().map(|(k, v)| (k, v)))
             .current_dir(&self.scratch.0)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -211,6 +272,7 @@ impl Host {
             io::ErrorKind::PermissionDenied => RunError::PermissionDenied { program: name.clone() },
             _ => RunError::Spawn { program: name.clone(), source: e },
         })?;
+        cleanup::group_started(child.id() as libc::pid_t);
         Ok(wait_bounded(child, started, timeout))
     }
 }
@@ -221,6 +283,7 @@ fn neutral_directory() -> PathBuf {
     for attempt in 0..16u32 {
         let dir = base.join(format!("onnx-doctor-{}-{attempt}", std::process::id()));
         if std::fs::create_dir(&dir).is_ok() {
+            cleanup::scratch_made(&dir);
             return dir;
         }
     }
@@ -270,43 +333,52 @@ fn wait_bounded(mut child: Child, started: Instant, timeout: Duration) -> Comman
 
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
-        let _ = tx.send(child.wait());
+        let _ = tx.send(exited_unreaped(pgid));
     });
-    let exit = match rx.recv_timeout(timeout) {
-        Ok(Ok(status)) => match (status.code(), status.signal()) {
-            (Some(c), _) => Exit::Code(c),
-            (None, Some(s)) => Exit::Signal(s),
-            (None, None) => Exit::Code(-1),
-        },
-        Ok(Err(_)) => Exit::Code(-1),
-        Err(_) => {
-            // SAFETY: plain syscall; a negative pid names our child's group,
-            // which `process_group(0)` made distinct from ours.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
-            let _ = rx.recv_timeout(Duration::from_secs(1));
-            Exit::TimedOut(timeout)
+    let finished = rx.recv_timeout(timeout).is_ok();
+    // Running or a zombie, the leader still holds its id, so the group is
+    // ours to kill: on timeout, and after a normal exit too, which ends a
+    // daemon the probe left behind holding a pipe (or not).
+    cleanup::end_group(pgid);
+    let exit = if finished {
+        match child.wait() {
+            Ok(status) => match (status.code(), status.signal()) {
+                (Some(c), _) => Exit::Code(c),
+                (None, Some(s)) => Exit::Signal(s),
+                (None, None) => Exit::Code(-1),
+            },
+            Err(_) => Exit::Code(-1),
         }
+    } else {
+        // Reap it if SIGKILL takes effect soon; a child stuck in the kernel
+        // is abandoned rather than waited for.
+        if rx.recv_timeout(Duration::from_secs(1)).is_ok() {
+            let _ = child.wait();
+        }
+        Exit::TimedOut(timeout)
     };
-    // The pipes close once every process holding them is gone. If the child
-    // exited but left members of its group behind holding a pipe, the group
-    // id is still theirs (it cannot be reused while they live), so killing it
-    // is safe; a process that escaped into its own session is abandoned.
+    // The pipes close once every process holding them is gone; one that
+    // escaped into a session of its own is abandoned after a grace period.
     let grace = Duration::from_millis(200);
-    let collect = |rx: mpsc::Receiver<Vec<u8>>| match rx.recv_timeout(grace) {
-        Ok(v) => v,
-        Err(_) => {
-            // SAFETY: see above.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
-            rx.recv_timeout(grace).unwrap_or_default()
-        }
-    };
-    let out = collect(stdout);
-    let err = collect(stderr);
+    let out = stdout.recv_timeout(grace).unwrap_or_default();
+    let err = stderr.recv_timeout(grace).unwrap_or_default();
     CommandOutput { exit, stdout: out, stderr: err, elapsed: started.elapsed() }
+}
+
+/// Waits until `pid` has exited, leaving it unreaped (a zombie).
+fn exited_unreaped(pid: libc::pid_t) -> bool {
+    loop {
+        // SAFETY: `info` is a valid siginfo_t for waitid to fill.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let r =
+            unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
+        if r == 0 {
+            return true;
+        }
+        if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return false;
+        }
+    }
 }
 
 #[cfg(test)]

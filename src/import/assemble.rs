@@ -139,6 +139,11 @@ impl Collector {
 
     fn nvidia(&self, s: &Stated<'_>, matrix: &Matrix) -> Probed<Nvidia> {
         let driver = match s.driver.or(s.kernel_module) {
+            // A number too long for any version is garbage, never a driver to call "ok".
+            Some((v, line)) if Ver::new(v).parsed().is_none() => Probed::NotEvaluated(format!(
+                "line {line} states a driver version that is not a version: {}",
+                v.chars().take(40).collect::<String>()
+            )),
             Some((v, line)) => Probed::Found(Driver {
                 version: Ver::new(v),
                 max_cuda: s.driver_max_cuda.map(|(c, _)| Ver::new(c)),
@@ -165,13 +170,14 @@ impl Collector {
             .collect();
         let (libraries, headers) = self.library_versions(s);
         let stated_any = driver.found().is_some()
+            || s.driver.is_some()
             || gpus.found().is_some()
             || !toolkits.is_empty()
             || s.kernel_module.is_some()
             || !libraries.is_empty()
             || !headers.is_empty();
         if !stated_any {
-            return Probed::NotEvaluated(unstated("nothing about the NVIDIA stack"));
+            return Probed::NotEvaluated("the pasted text states nothing about the NVIDIA stack".into());
         }
         Probed::Found(Nvidia {
             nvml: NvmlState::Error { detail: "not asked: the facts come from pasted text".into() },

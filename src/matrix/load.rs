@@ -515,6 +515,7 @@ impl Builder {
                 self.errors.push(MatrixError { origin: rule.origin.clone(), message });
             }
         }
+        check_signature_set(&mut self.errors, &rules);
         if self.version.is_none() && self.errors.is_empty() {
             let message = "no matrix file sets `version`".into();
             self.errors.push(MatrixError { origin: Origin::default(), message });
@@ -900,20 +901,7 @@ fn convert_rule(
                 format!("signature rule `{code}` cannot also have `builtin`, `when`, `lookup` or `require`"),
             );
         }
-        // Syntax only: compiling waits until a paste is read.
-        match regex_syntax::Parser::new().parse(&sig.value) {
-            Ok(_) => RuleKind::Signature {
-                regex: super::LazyRegex::new(&sig.value),
-                explained_by: raw.explained_by,
-            },
-            Err(err) => {
-                e.at(
-                    &sig,
-                    format!("invalid signature regex: {}", err.to_string().lines().last().unwrap_or("")),
-                );
-                RuleKind::Builtin
-            }
-        }
+        signature_kind(e, &code, &sig, &raw.message, &raw.why, &raw.fixes, raw.explained_by)
     } else if !raw.explained_by.is_empty() {
         e.at(
             &raw.code,
@@ -950,6 +938,46 @@ fn convert_rule(
         origin,
     };
     (e.list.len() == before).then_some((rule, templates))
+}
+
+/// A signature rule's kind. The pattern is compiled here, with the limits
+/// a paste is matched under, so a pattern too big to compile is this
+/// file's error and not a silent loss of every signature when the set is
+/// built; and each `{placeholder}` of its texts must be a named group.
+fn signature_kind(
+    e: &mut Errors<'_>,
+    code: &str,
+    sig: &Spanned<String>,
+    message: &String,
+    why: &String,
+    fixes: &[String],
+    explained_by: Vec<String>,
+) -> RuleKind {
+    match regex::Regex::new(&sig.value) {
+        Ok(regex) => {
+            let texts = std::iter::once(message).chain([why]).chain(fixes);
+            let names: std::collections::BTreeSet<String> = texts.flat_map(|t| placeholders(t)).collect();
+            for name in names {
+                if !regex.capture_names().flatten().any(|c| c == name) {
+                    e.at(
+                        sig,
+                        format!("`{{{name}}}` in rule `{code}` is filled by no named group of its signature"),
+                    );
+                }
+            }
+            RuleKind::Signature { regex: super::LazyRegex::new(&sig.value), explained_by }
+        }
+        Err(err) => {
+            let why = match err {
+                regex::Error::CompiledTooBig(limit) => {
+                    format!("it compiles past the regex size limit ({limit} bytes); simplify it")
+                }
+                other => other.to_string().lines().last().unwrap_or("").to_string(),
+            };
+            e.at(sig, format!("invalid signature regex: {why}"));
+            RuleKind::Builtin
+        }
+    }
 }
 
 /// Checks a templated clause (or, with an empty fact, the lookup itself)
@@ -1019,6 +1047,37 @@ pub(crate) fn fill_row(template: &str, row: &Row) -> String {
             .find_map(|alt| alt.strip_prefix("row.").and_then(|c| row.values.get(c)).cloned())
             .unwrap_or_else(|| format!("{{{name}}}"))
     })
+}
+
+/// Every signature compiles alone (checked per rule); the set a paste is
+/// scanned with must compile too, or `diagnose` would match nothing.
+fn check_signature_set(errors: &mut Vec<MatrixError>, rules: &BTreeMap<String, Rule>) {
+    let signatures: Vec<&Rule> =
+        rules.values().filter(|r| matches!(r.kind, RuleKind::Signature { .. })).collect();
+    let pattern = |r: &Rule| match &r.kind {
+        RuleKind::Signature { regex, .. } => regex.as_str().to_string(),
+        _ => String::new(),
+    };
+    if let Err(err) = regex::RegexSet::new(signatures.iter().map(|r| pattern(r))) {
+        let Some(largest) = signatures.iter().max_by_key(|r| pattern(r).len()) else { return };
+        let why = err.to_string().lines().last().unwrap_or("").to_string();
+        let message = format!(
+            "the {} signatures together do not compile ({why}); the largest is rule `{}`'s",
+            signatures.len(),
+            largest.code
+        );
+        errors.push(MatrixError { origin: largest.origin.clone(), message });
+    }
+}
+
+/// Every `{name}` a text asks to be filled.
+fn placeholders(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    super::template::render(text, None, |name| {
+        names.push(name.to_string());
+        String::new()
+    });
+    names
 }
 
 fn row_placeholders(text: &str) -> Vec<String> {

@@ -21,7 +21,7 @@ use prost::Message;
 
 use wire::{Reader, Source, Value, WireError};
 
-pub use crate::snapshot::model::{ExternalFile, ModelFacts, TensorInfo};
+pub use crate::snapshot::model::{ExternalFile, ExternalProblem, ModelFacts, TensorInfo};
 
 /// The highest IR version the doctor considers plausible; newer files are
 /// still read, anything past this is taken for garbage.
@@ -237,8 +237,13 @@ impl Walk {
             match f.external_data.iter_mut().find(|e| e.location == entry.value) {
                 Some(e) => e.tensors += 1,
                 None => {
-                    let exists = external_file_exists(&self.dir, &entry.value);
-                    f.external_data.push(ExternalFile { location: entry.value, exists, tensors: 1 });
+                    let problem = external_file_problem(&self.dir, &entry.value);
+                    f.external_data.push(ExternalFile {
+                        location: entry.value,
+                        exists: problem.is_none(),
+                        tensors: 1,
+                        problem,
+                    });
                 }
             }
         }
@@ -246,14 +251,30 @@ impl Walk {
     }
 }
 
-/// Whether an external-data location names a file inside the model's
-/// folder: a relative path whose components never climb out.
-fn external_file_exists(dir: &Path, location: &str) -> bool {
+/// What keeps an external-data location from naming a usable file inside
+/// the model's folder, if anything. Judged by path components (`w..bin`
+/// is a name, `../w.bin` climbs out) and then by the file's metadata and
+/// real path; nothing outside the folder is ever opened.
+fn external_file_problem(dir: &Path, location: &str) -> Option<ExternalProblem> {
+    use std::path::Component;
     let path = Path::new(location);
-    let inside = path
-        .components()
-        .all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
-    inside && dir.join(path).is_file()
+    if path.is_absolute() {
+        return Some(ExternalProblem::Absolute);
+    }
+    if !path.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir)) {
+        return Some(ExternalProblem::OutsideFolder);
+    }
+    let file = dir.join(path);
+    let Ok(meta) = std::fs::metadata(&file) else { return Some(ExternalProblem::Missing) };
+    let real = |p: &Path| std::fs::canonicalize(p).ok();
+    match (real(&file), real(if dir.as_os_str().is_empty() { Path::new(".") } else { dir })) {
+        (Some(f), Some(d)) if !f.starts_with(&d) => return Some(ExternalProblem::LinkOutside),
+        _ => {}
+    }
+    if !meta.is_file() {
+        return Some(ExternalProblem::NotAFile);
+    }
+    (meta.len() == 0).then_some(ExternalProblem::Empty)
 }
 
 fn domain_name(d: &str) -> String {

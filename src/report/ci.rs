@@ -59,7 +59,7 @@ pub fn github(report: &Report) -> String {
 
 /// GitHub's workflow-command escaping of the message part.
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    crate::escape::visible(s).replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
 /// ... and of a property's value (`title=`), where `:` and `,` end it.

@@ -190,6 +190,30 @@ impl Report {
         }
     }
 
+    /// This report with `f` applied to every string it holds: the one
+    /// place a renderer makes pasted text inert ([`crate::escape`]) and
+    /// [`redact::Redactor`] removes secrets, before anything is serialised.
+    /// Map keys are mapped only when `keys` is set. A result that no longer
+    /// reads as a report (it cannot happen for the mappings here) falls back
+    /// to the report as it was.
+    pub fn map_strings(&self, keys: bool, f: &dyn Fn(&str) -> String) -> Report {
+        fn walk(v: serde_json::Value, keys: bool, f: &dyn Fn(&str) -> String) -> serde_json::Value {
+            use serde_json::Value;
+            match v {
+                Value::String(s) => Value::String(f(&s)),
+                Value::Array(a) => Value::Array(a.into_iter().map(|x| walk(x, keys, f)).collect()),
+                Value::Object(o) => Value::Object(
+                    o.into_iter().map(|(k, x)| (if keys { f(&k) } else { k }, walk(x, keys, f))).collect(),
+                ),
+                other => other,
+            }
+        }
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| serde_json::from_value(walk(v, keys, f)).ok())
+            .unwrap_or_else(|| self.clone())
+    }
+
     /// Notes the matrix's age when `today` (days since 1970) is more than
     /// [`STALE_MATRIX_DAYS`] after it.
     pub fn with_today(mut self, today: i64) -> Self {

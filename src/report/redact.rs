@@ -34,6 +34,44 @@ static OTHER_HOME: LazyLock<Regex> = LazyLock::new(|| {
 
 const SECRET_WORDS: &[&str] = &["TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"];
 
+/// Credentials by their shape, wherever they stand: GitHub (`ghp_`, `gho_`,
+/// `github_pat_`), Hugging Face (`hf_`), AWS access key ids, Slack
+/// (`xoxb-`), JSON Web Tokens, bearer tokens, and PEM private keys.
+static TOKEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}",
+        r"|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10,}",
+        r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)",
+        r"|(?i:\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}",
+        r"|-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|\z)",
+    ))
+    .unwrap()
+});
+
+/// `NAME=value` or `NAME: value` where NAME says it holds a secret, as
+/// pasted environment dumps and config lines have them.
+static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"\b([A-Za-z_][A-Za-z0-9_]*?(?i:token|key|secret|password|passwd|credential|auth)[A-Za-z0-9_]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;]+)"#,
+    )
+    .unwrap()
+});
+
+/// `scheme://user:password@host`.
+static URL_CREDENTIALS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b([A-Za-z][A-Za-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@").unwrap());
+
+/// A value under a secret-sounding name that cannot be a secret, and that
+/// replacing everywhere would wreck the report: short, a plain word
+/// (`MY_API_KEY=python`), a number or version, a path.
+fn innocuous(value: &str) -> bool {
+    value.len() < 8
+        || (value.len() <= 12 && value.chars().all(|c| c.is_ascii_alphabetic()))
+        || value.chars().all(|c| c.is_ascii_digit() || c == '.')
+        || value.starts_with('/')
+        || value.starts_with('<')
+}
+
 pub struct Redactor {
     /// Literal values and their placeholders, longest first.
     literals: Vec<(String, String)>,
@@ -48,7 +86,7 @@ impl Redactor {
         let mut literals: Vec<(String, String)> = Vec::new();
         for (name, value) in host.env_pairs() {
             let upper = name.to_ascii_uppercase();
-            if SECRET_WORDS.iter().any(|w| upper.contains(w)) && value.len() >= 4 {
+            if SECRET_WORDS.iter().any(|w| upper.contains(w)) && !innocuous(&value) {
                 literals.push((value, format!("<secret:{name}>")));
             }
         }
@@ -95,6 +133,14 @@ impl Redactor {
         for (value, placeholder) in &self.literals {
             out = out.replace(value, placeholder);
         }
+        out = TOKEN.replace_all(&out, "<secret>").into_owned();
+        out = URL_CREDENTIALS.replace_all(&out, "${1}<credentials>@").into_owned();
+        out = ASSIGNMENT
+            .replace_all(&out, |c: &regex::Captures<'_>| match innocuous(c[3].trim_matches(['"', '\''])) {
+                true => c[0].to_string(),
+                false => format!("{}{}<secret:{}>", &c[1], &c[2], &c[1]),
+            })
+            .into_owned();
         out = OTHER_HOME.replace_all(&out, "<home>").into_owned();
         let mut uuids: Vec<String> = Vec::new();
         out = GPU_UUID
@@ -110,17 +156,43 @@ impl Redactor {
         out = EMAIL.replace_all(&out, "<email>").into_owned();
         out = IPV4
             .replace_all(&out, |c: &regex::Captures<'_>| {
-                let s = &c[0];
+                let m = c.get(0).expect("a match");
+                let s = m.as_str();
                 let octets_ok = s.split('.').all(|o| o.parse::<u16>().is_ok_and(|n| n <= 255));
-                if octets_ok && !self.versions.contains(s) { "<ip>".to_string() } else { s.to_string() }
+                let version = self.versions.contains(s) || named_version(&out[..m.start()]);
+                if octets_ok && !version { "<ip>".to_string() } else { s.to_string() }
             })
             .into_owned();
-        out = IPV6.replace_all(&out, "<ip>").into_owned();
+        out = IPV6
+            .replace_all(&out, |c: &regex::Captures<'_>| {
+                let m = c.get(0).expect("a match");
+                // `c10::Error`, `at::Tensor`: a C++ scope, not an address.
+                let next = out[m.end()..].chars().next();
+                let scope =
+                    m.as_str().ends_with("::") || next.is_some_and(|n| n.is_alphanumeric() || n == '_');
+                if scope { m.as_str().to_string() } else { "<ip>".to_string() }
+            })
+            .into_owned();
         for (re, placeholder) in &self.words {
             out = re.replace_all(&out, placeholder.as_str()).into_owned();
         }
         out
     }
+}
+
+/// Whether the text before a dotted quad names it as a version, as a paste
+/// that is not in the snapshot does: `TensorRT 8.6.1.6`, `cudnn==8.9.2.26`,
+/// `libnvinfer.so.8.6.1.6`, `tensorrt-10.3.0.26`.
+fn named_version(before: &str) -> bool {
+    const NAMES: &[&str] =
+        &["tensorrt", "cudnn", "nccl", "cuda", "driver", "version", "trt", "nvinfer", "cublas"];
+    if before.ends_with(['.', '=', '-', '_', 'v', 'V']) {
+        return true;
+    }
+    let word = before.trim_end_matches([' ', ':', '\t']);
+    let word = &word[word.rfind(|c: char| !c.is_alphanumeric()).map_or(0, |i| i + 1)..];
+    let word = word.to_ascii_lowercase();
+    NAMES.iter().any(|n| word.contains(n))
 }
 
 /// Every version string in the snapshot, so that `8.9.2.26` stays.

@@ -88,6 +88,9 @@ pub struct Look {
 }
 
 pub fn render(report: &Report, matrix: &Matrix, look: Look, exit_code: u8) -> String {
+    // Pasted and saved text reaches the terminal with its control
+    // characters shown, never obeyed; the only escapes printed are Paint's.
+    let report = &report.map_strings(true, &|s| crate::escape::visible(s).into_owned());
     let mut r = Renderer { look, out: String::new(), shown: Vec::new(), sites: Vec::new() };
     let sections = overview(report, matrix);
     if look.detail != Detail::Quiet {

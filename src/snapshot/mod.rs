@@ -180,9 +180,22 @@ impl Snapshot {
 fn markdown_snapshot_block(text: &str) -> Option<&str> {
     let marker = "(re-check with <code>onnx-doctor --snapshot FILE</code>)";
     let rest = &text[text.find(marker)?..];
-    let start = rest.find("```json")? + "```json".len();
-    let end = rest[start..].find("```")?;
+    // The fence is as long as it had to be to hold the JSON's own backticks.
+    let open = rest.find("```")?;
+    let ticks = rest[open..].chars().take_while(|c| *c == '`').count();
+    let start = open + ticks + rest[open + ticks..].find('\n')?;
+    let fence = format!("\n{}", "`".repeat(ticks));
+    let end = rest[start..].find(&fence)?;
     Some(&rest[start..start + end])
+}
+
+/// Whether pasted text is a doctor report or snapshot rather than a log:
+/// then it is read as one, and a schema it cannot read is an error, not a
+/// paste with no facts in it.
+pub fn looks_saved(text: &str) -> bool {
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    (trimmed.starts_with('{') && trimmed.contains("\"schema_version\""))
+        || (trimmed.starts_with("## onnx-doctor report") && markdown_snapshot_block(text).is_some())
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

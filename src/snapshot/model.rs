@@ -46,6 +46,42 @@ pub struct TensorInfo {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ExternalFile {
     pub location: String,
+    /// A usable file inside the model's folder.
     pub exists: bool,
     pub tensors: u64,
+    /// Why a file is not usable, when it is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<ExternalProblem>,
+}
+
+/// What is wrong with an external-data location. The doctor only looks at
+/// the location and the file's metadata; it never reads outside the folder.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ExternalProblem {
+    /// No such file beside the model.
+    Missing,
+    /// `/data/w.bin`: onnx refuses absolute locations.
+    Absolute,
+    /// `../w.bin`: a location that climbs out of the model's folder.
+    OutsideFolder,
+    /// A link inside the folder to a file outside it.
+    LinkOutside,
+    /// A file of 0 bytes, where weights were expected.
+    Empty,
+    /// A directory or a device, not a regular file.
+    NotAFile,
+}
+
+impl ExternalProblem {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Missing => "missing",
+            Self::Absolute => "an absolute path, which onnx refuses",
+            Self::OutsideFolder => "outside the model's folder, which onnx refuses",
+            Self::LinkOutside => "a link to a file outside the model's folder",
+            Self::Empty => "an empty file",
+            Self::NotAFile => "not a regular file",
+        }
+    }
 }

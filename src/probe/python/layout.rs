@@ -116,7 +116,7 @@ fn finish(
     let site_dirs = super::distinct_dirs(site_dirs.into_iter().filter(|d| d.is_dir()));
     if site_dirs.is_empty() {
         return Err(format!(
-            "found no site-packages for {} without running it; run without --fast, or pass --python with the real interpreter",
+            "found no site-packages for {} without running it; pass --python with the real interpreter",
             exe.display()
         ));
     }

@@ -197,13 +197,25 @@ fn run_script(host: &Host, candidate: &Candidate, options: &ProbeOptions) -> Ses
     let mut runs = 0;
     while !remaining.is_empty() && runs <= stack.len() {
         runs += 1;
-        let out = match host.run(&candidate.executable, &script_args(host, &remaining, options)) {
+        // A private HOME: importing a framework writes caches and configs
+        // there, not in the user's home.
+        let args = script_args(host, &remaining, options);
+        let out = match host.run_with_env(&candidate.executable, &args, host.timeout(), &host.private_home())
+        {
             Ok(out) => out,
             Err(e) => {
-                session.failure = Some(match e {
+                let why = match e {
                     RunError::NotFound { .. } => format!("{} does not exist", candidate.executable.display()),
                     other => other.to_string(),
-                });
+                };
+                // Once the interpreter has answered, what is left was not
+                // asked (the run's deadline passed): each import says why.
+                match session.interpreter {
+                    Some(_) => {
+                        session.imports.extend(remaining.drain(..).map(|p| not_evaluated(p, why.clone())))
+                    }
+                    None => session.failure = Some(why),
+                }
                 break;
             }
         };
@@ -317,7 +329,11 @@ fn from_layout(
             let dists = Probed::Found(read_distributions(&l.site_dirs, &options.watched));
             (version, Some(l.kind), l.site_dirs, dists)
         }
-        Err(e) => (Probed::NotEvaluated(why.clone()), None, Vec::new(), Probed::NotEvaluated(e)),
+        Err(e) => {
+            // Running the interpreter is the remedy only when --fast kept it from running.
+            let e = if options.fast { format!("{e}, or run without --fast") } else { e };
+            (Probed::NotEvaluated(why.clone()), None, Vec::new(), Probed::NotEvaluated(e))
+        }
     };
     let imports = options.stack.iter().map(|p| not_evaluated(p, why.clone())).collect();
     let file_facts = file_facts(&site_dirs, &options.stack);
