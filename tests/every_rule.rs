@@ -365,6 +365,30 @@ fn cases() -> Vec<(&'static str, World, World)> {
                 .target("onnxruntime", "1.20.1"),
         ),
         (
+            "model-external-data-outside-folder",
+            w().model(8, 17, &[("ai.onnx", "MatMul")])
+                .model_set(
+                    "external_data",
+                    json!([{"location": "../w.bin", "exists": false, "tensors": 1, "problem": "outside_folder"}]),
+                )
+                .target("onnxruntime", "1.20.1"),
+            w().model(8, 17, &[("ai.onnx", "MatMul")])
+                .model_set("external_data", json!([{"location": "w..bin", "exists": true, "tensors": 1}]))
+                .target("onnxruntime", "1.20.1"),
+        ),
+        (
+            "model-external-data-unusable",
+            w().model(8, 17, &[("ai.onnx", "MatMul")])
+                .model_set(
+                    "external_data",
+                    json!([{"location": "w.bin", "exists": false, "tensors": 1, "problem": "empty"}]),
+                )
+                .target("onnxruntime", "1.20.1"),
+            w().model(8, 17, &[("ai.onnx", "MatMul")])
+                .model_set("external_data", json!([{"location": "w.bin", "exists": true, "tensors": 1}]))
+                .target("onnxruntime", "1.20.1"),
+        ),
+        (
             "model-op-unsupported-by-tensorrt",
             w().model(8, 17, &[("ai.onnx", "BlackmanWindow"), ("ai.onnx", "Conv")])
                 .target("tensorrt", "8.6.1"),

@@ -310,14 +310,22 @@ fn external_data_outside_the_model_folder_or_empty_is_named_for_what_it_is() {
     assert_eq!(problem("empty.bin"), (false, "empty".into()));
     assert_eq!(problem("sub.bin"), (false, "not_a_file".into()));
     assert_eq!(problem("gone.bin"), (false, "missing".into()));
-    let message = finding(&report, "model-external-data-missing")["message"].as_str().unwrap().to_string();
-    for said in [
-        "../outside.bin (outside the model's folder",
-        "link.bin (a link to a file outside",
-        "empty.bin (an empty file)",
-        "gone.bin",
-    ] {
-        assert!(message.contains(said), "{said}: {message}");
+    // Each kind of problem is its own finding, naming its files.
+    let message = |code: &str| finding(&report, code)["message"].as_str().unwrap().to_string();
+    let cases: [(&str, &[&str]); 3] = [
+        ("model-external-data-missing", &["gone.bin"]),
+        (
+            "model-external-data-outside-folder",
+            &[absolute, "../outside.bin (outside the model's folder", "link.bin (a link to a file outside"],
+        ),
+        ("model-external-data-unusable", &["empty.bin (an empty file)", "sub.bin (not a regular file)"]),
+    ];
+    for (code, said) in cases {
+        let message = message(code);
+        for said in said {
+            assert!(message.contains(said), "{code}: {said}: {message}");
+        }
+        assert!(!message.contains("w..bin"), "{message}");
     }
-    assert!(!message.contains("w..bin"), "{message}");
+    assert!(!message("model-external-data-missing").contains("empty.bin"));
 }

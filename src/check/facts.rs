@@ -20,6 +20,7 @@
 //! not evaluate", never as a pass.
 
 use crate::matrix::Matrix;
+use crate::snapshot::model::ExternalProblem;
 use crate::snapshot::nvidia::{Gpu, NvmlState};
 use crate::snapshot::{Component, ImportStatus, Library, Nvidia, Probed, PythonEnv, Snapshot, System};
 use crate::version::Ver;
@@ -184,18 +185,12 @@ impl<'a> Facts<'a> {
                 Fact::Text(n.to_string())
             }
             "int64_initializers" => Fact::Text(m.int64_initializers.to_string()),
-            "external_missing" => list(
-                m.external_data
-                    .iter()
-                    .filter(|e| !e.exists)
-                    .map(|e| match e.problem {
-                        Some(p) if p != crate::snapshot::model::ExternalProblem::Missing => {
-                            format!("{} ({})", e.location, p.describe())
-                        }
-                        _ => e.location.clone(),
-                    })
-                    .collect(),
+            "external_missing" => external(m, &[ExternalProblem::Missing]),
+            "external_outside" => external(
+                m,
+                &[ExternalProblem::Absolute, ExternalProblem::OutsideFolder, ExternalProblem::LinkOutside],
             ),
+            "external_unusable" => external(m, &[ExternalProblem::Empty, ExternalProblem::NotAFile]),
             "file" => Fact::Text(m.path.display().to_string()),
             other => Fact::Unknown(format!("no model fact is called `{other}`")),
         })
@@ -438,4 +433,20 @@ fn json_fact(v: &serde_json::Value) -> Fact {
         }
         other => Fact::Text(other.to_string()),
     }
+}
+
+/// The external-data locations of `m` with one of these problems, each
+/// with what is wrong where the location alone does not say it. A file
+/// recorded missing before problems were told apart counts as missing.
+fn external(m: &crate::snapshot::model::ModelFacts, kinds: &[ExternalProblem]) -> Fact {
+    let found: Vec<String> = m
+        .external_data
+        .iter()
+        .filter(|e| !e.exists && kinds.contains(&e.problem.unwrap_or(ExternalProblem::Missing)))
+        .map(|e| match e.problem {
+            Some(p) if p != ExternalProblem::Missing => format!("{} ({})", e.location, p.describe()),
+            _ => e.location.clone(),
+        })
+        .collect();
+    if found.is_empty() { Fact::Absent } else { Fact::List(found) }
 }
