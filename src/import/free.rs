@@ -90,7 +90,8 @@ pub fn field(key: &str, value: &str, c: &mut Collector) -> bool {
         return true;
     }
     match what {
-        Field::Gpu => c.gpu(0, gpu_name(value), None),
+        Field::Gpu if is_gpu_name(value) => c.gpu(0, gpu_name(value), None),
+        Field::Gpu => {}
         Field::Os => c.fact(Key::Os, value),
         Field::CudaAndCudnn => {
             let mut versions = VERSION.captures_iter(value).map(|m| m.get(1).expect("group 1").as_str());
@@ -115,11 +116,20 @@ pub fn field(key: &str, value: &str, c: &mut Collector) -> bool {
                 Field::Cudnn => c.fact(Key::Cudnn, v),
                 Field::Driver => c.fact(Key::Driver, v),
                 Field::Dist(name) => c.dist(name, v),
-                Field::Gpu | Field::Os | Field::CudaAndCudnn => unreachable!("matched above"),
+                // Read above, before a version was looked for.
+                Field::Gpu | Field::Os | Field::CudaAndCudnn => {}
             }
         }
     }
     true
+}
+
+/// Whether a "GPU:" field names a GPU, not "No", "CPU only" or "0".
+fn is_gpu_name(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    let letters = lower.chars().filter(char::is_ascii_alphabetic).count();
+    letters >= 2
+        && !["no", "false", "true", "yes", "cpu", "cpu only", "none available"].contains(&lower.trim())
 }
 
 /// "RTX 4090 24GB" → "RTX 4090": the memory is not part of the name.
@@ -236,6 +246,8 @@ mod tests {
         assert_eq!(normalize_key("`CUDA/cuDNN version`"), "cuda/cudnn");
         assert_eq!(normalize_key("ONNX Runtime version"), "onnx runtime");
         assert_eq!(gpu_name("RTX 4090 24GB"), "RTX 4090");
+        assert!(is_gpu_name("TITAN V") && is_gpu_name("Tesla T4"));
+        assert!(!is_gpu_name("No") && !is_gpu_name("0") && !is_gpu_name("CPU only"));
         assert_eq!(gpu_name("NVIDIA A100-SXM4-80GB"), "NVIDIA A100-SXM4-80GB");
         assert_eq!(cuda_tag("2.2.0+cu121").as_deref(), Some("12.1"));
         assert_eq!(first_version("v1.17.1"), Some("1.17.1"));
