@@ -365,3 +365,24 @@ fn a_paste_too_thin_to_judge_says_what_to_ask_for() {
     assert!(!asked.contains(&"nvidia-smi"), "{asked:?}");
     assert!(asked.contains(&"python -m pip list"), "{asked:?}");
 }
+
+#[test]
+fn at_a_terminal_diagnose_says_how_to_end_the_paste_and_a_pipe_hears_nothing() {
+    let bin = assert_cmd::cargo::cargo_bin("onnx-doctor");
+    // `script` gives the doctor a terminal; Ctrl-D at the start of a line ends the paste.
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &format!("env NO_COLOR=1 {} diagnose -q", bin.display()), "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs");
+    use std::io::Write as _;
+    child.stdin.take().unwrap().write_all(b"PyTorch version: 2.6.0+cu126\n\x04").unwrap();
+    let tty = String::from_utf8_lossy(&child.wait_with_output().unwrap().stdout).into_owned();
+    let asked = tty.find("then press Ctrl-D").unwrap_or_else(|| panic!("{tty:?}"));
+    let judged = tty.find(" · exit ").unwrap_or_else(|| panic!("{tty:?}"));
+    assert!(asked < judged, "{tty:?}");
+
+    let piped = doctor().args(["diagnose", "-q"]).write_stdin("PyTorch version: 2.6.0\n").output().unwrap();
+    assert!(!String::from_utf8_lossy(&piped.stderr).contains("Ctrl-D"), "a prompt written to a pipe");
+}

@@ -219,8 +219,17 @@ fn read_input(path: Option<&Path>) -> Result<String, AppError> {
     let bytes = match path {
         Some(p) if p != Path::new("-") => host::read_bytes(p, FileKind::Paste)
             .map_err(|e| AppError::CannotEvaluate(format!("cannot read {}: {e}", p.display())))?,
-        _ => host::read_capped(std::io::stdin().lock(), FileKind::Paste.cap())
-            .map_err(|e| AppError::CannotEvaluate(format!("cannot read standard input: {e}")))?,
+        _ => {
+            // A person who typed `onnx-doctor diagnose` would otherwise face
+            // a silent cursor.
+            if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                eprintln!(
+                    "paste the text (collect_env, pip list, nvidia-smi, a traceback), then press Ctrl-D"
+                );
+            }
+            host::read_capped(std::io::stdin().lock(), FileKind::Paste.cap())
+                .map_err(|e| AppError::CannotEvaluate(format!("cannot read standard input: {e}")))?
+        }
     };
     Ok(decode_paste(&bytes))
 }
