@@ -71,7 +71,12 @@ pub fn clean_up_on_signals() {
         let reader = fds[0];
         thread::spawn(move || {
             let signal = wait_for_signal(reader);
-            for pgid in GROUPS.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+            let mut groups: Vec<libc::pid_t> =
+                GROUPS.lock().unwrap_or_else(|e| e.into_inner()).drain(..).collect();
+            // A signal that lands between a spawn and its registration
+            // still finds the child: each one leads its own group.
+            groups.extend(own_children());
+            for pgid in groups {
                 // SAFETY: as in `end_group`; these leaders are all unreaped.
                 unsafe {
                     libc::kill(-pgid, libc::SIGKILL);
@@ -99,6 +104,19 @@ pub fn clean_up_on_signals() {
             }
         }
     });
+}
+
+/// This process's children, as /proc lists them per thread (empty where
+/// the kernel does not say).
+#[allow(clippy::disallowed_methods)] // /proc files: small, regular, never FIFOs
+fn own_children() -> Vec<libc::pid_t> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return Vec::new() };
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|list| list.split_whitespace().filter_map(|p| p.parse().ok()).collect::<Vec<libc::pid_t>>())
+        .filter(|pid| *pid > 1)
+        .collect()
 }
 
 fn wait_for_signal(reader: libc::c_int) -> libc::c_int {
