@@ -369,9 +369,14 @@ fn a_paste_too_thin_to_judge_says_what_to_ask_for() {
 #[test]
 fn at_a_terminal_diagnose_says_how_to_end_the_paste_and_a_pipe_hears_nothing() {
     let bin = assert_cmd::cargo::cargo_bin("onnx-doctor");
+    // Built for another machine (scripts/cross-test), the binary runs through
+    // cargo's runner, as assert_cmd runs it.
+    let runner_var =
+        format!("CARGO_TARGET_{}_UNKNOWN_LINUX_GNU_RUNNER", std::env::consts::ARCH.to_uppercase());
+    let runner = std::env::var(runner_var).unwrap_or_default();
     // `script` gives the doctor a terminal; Ctrl-D at the start of a line ends the paste.
     let mut child = std::process::Command::new("script")
-        .args(["-qec", &format!("env NO_COLOR=1 {} diagnose -q", bin.display()), "/dev/null"])
+        .args(["-qec", &format!("env NO_COLOR=1 {runner} {} diagnose -q", bin.display()), "/dev/null"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
