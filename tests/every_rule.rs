@@ -389,6 +389,16 @@ fn cases() -> Vec<(&'static str, World, World)> {
                 .target("onnxruntime", "1.20.1"),
         ),
         (
+            "model-near-protobuf-limit",
+            w().model(8, 17, &[("ai.onnx", "MatMul")]).model_set("file_bytes", json!(1900u64 << 20)),
+            w().model(8, 17, &[("ai.onnx", "MatMul")]).model_set("file_bytes", json!(1800u64 << 20)),
+        ),
+        (
+            "model-over-protobuf-limit",
+            w().model(8, 17, &[("ai.onnx", "MatMul")]).model_set("file_bytes", json!(2048u64 << 20)),
+            w().model(8, 17, &[("ai.onnx", "MatMul")]).model_set("file_bytes", json!((2048u64 << 20) - 1)),
+        ),
+        (
             "model-op-unsupported-by-tensorrt",
             w().model(8, 17, &[("ai.onnx", "BlackmanWindow"), ("ai.onnx", "Conv")])
                 .target("tensorrt", "8.6.1"),

@@ -161,6 +161,8 @@ impl<'a> Facts<'a> {
         let list = |items: Vec<String>| if items.is_empty() { Fact::Absent } else { Fact::List(items) };
         Some(match rest {
             "ir_version" => Fact::Text(m.ir_version.to_string()),
+            // Whole MiB of the .onnx file itself (weights stored outside it not counted).
+            "file_mib" => Fact::Text((m.file_bytes >> 20).to_string()),
             "opset" => m.opsets.get("ai.onnx").map_or(Fact::Absent, |v| Fact::Text(v.to_string())),
             "domains" => list(m.ops.keys().chain(m.opsets.keys()).cloned().collect()),
             "custom_domains" => {
