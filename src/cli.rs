@@ -19,7 +19,8 @@ Examples:
 
   A container build's gate: no GPU is visible while building, nothing
   prompts, the exit code decides
-    onnx-doctor --assume gpu=sm_89 --assume driver=550.54.15 --fail-on warning
+    onnx-doctor --assume gpu=sm_89 --assume driver=DRIVER --fail-on warning
+                                          (DRIVER: the host's, as nvidia-smi prints it)
     onnx-doctor --format json -o /report.json
     onnx-doctor --format github           (annotations in GitHub Actions)
     onnx-doctor --format junit -o onnx-doctor.xml
@@ -30,7 +31,7 @@ Examples:
                                            a traceback, a report: any mix)
 
   A model, against what is installed or the releases you deploy on
-    onnx-doctor model model.onnx --target onnxruntime==1.17.1
+    onnx-doctor model model.onnx --target onnxruntime==VERSION
 
 Exit codes:
   0  nothing at or above --fail-on (error by default)

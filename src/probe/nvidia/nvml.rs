@@ -23,7 +23,7 @@ use crate::version::Ver;
 const STATIC_BUILD: Option<&str> = if cfg!(target_feature = "crt-static") {
     Some(
         "not asked: this is a static (musl) build of onnx-doctor, which cannot load NVML; \
-         the glibc build (glibc 2.17 or newer) can",
+         the glibc build of the same release can",
     )
 } else {
     None
