@@ -287,6 +287,18 @@ def minors_of(spec: str) -> set[int]:
     return {m for m in range(0, 21) if s.contains(f"3.{m}")}
 
 
+def compare_pythons(report, table, package, wheels):
+    """The Pythons each release ships a wheel for against the row's `python` column."""
+    report.section(f"{package}-releases ({table['file']}): Pythons with a {package} wheel on the index")
+    for v, files in wheels.items():
+        row = row_for(table, v)
+        if row is None:
+            continue
+        got = cpython_minors(files)
+        report.compare(f"{package} python", f"{package} {v}", minors_text(got), row["python"],
+                       got == minors_of(row["python"]))
+
+
 def minors_text(minors: set[int]) -> str:
     if not minors:
         return "none"
@@ -531,14 +543,7 @@ def derive_onnxruntime(report: Report, tables: dict, fresh: bool):
             report.note(f"onnxruntime {v} loads opset {res['max_opset']} but its CPU provider runs Identity only up to "
                         f"opset {res['max_identity_opset']}: {res['identity'][str(op)][1]}")
 
-    report.section(f"onnxruntime-releases ({table['file']}): Pythons with a wheel on the index")
-    for v, files in wheels.items():
-        row = row_for(table, v)
-        if row is None:
-            continue
-        got = cpython_minors(files)
-        report.compare("onnxruntime python", f"onnxruntime {v}", minors_text(got), row["python"],
-                       got == minors_of(row["python"]))
+    compare_pythons(report, table, "onnxruntime", wheels)
 
 
 def probe_onnxruntime(v: Version, wheel_file: dict, models: Path, python: Path | None) -> dict:
@@ -756,14 +761,7 @@ def derive_pairing(report: Report, tables: dict, fresh: bool):
         detail = "; ".join(notes)
         report.compare("torch torchvision", f"torch {v}", derived, row["torchvision"], ok, detail)
 
-    report.section(f"torch-releases ({table['file']}): Pythons with a torch wheel on the index")
-    for v, files in torch_wheels.items():
-        row = row_for(table, v)
-        if row is None:
-            continue
-        got = cpython_minors(files)
-        report.compare("torch python", f"torch {v}", minors_text(got), row["python"],
-                       got == minors_of(row["python"]))
+    compare_pythons(report, table, "torch", torch_wheels)
 
 
 # --------------------------------------------------------------------------

@@ -249,15 +249,9 @@ fn arbitrary_bytes_never_crash_the_importer() {
 
 /// (fact, value, guessed) as the importer recorded them.
 fn read_facts(report: &Value) -> Vec<(String, String, bool)> {
-    report["snapshot"]["pasted"]["facts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let (fact, value) = (f["fact"].as_str().unwrap(), f["value"].as_str().unwrap());
-            (fact.to_string(), value.to_string(), f["guessed"].as_bool().unwrap_or(false))
-        })
-        .collect()
+    let guessed =
+        report["snapshot"]["pasted"]["facts"].as_array().unwrap().iter().map(|f| f["guessed"] == true);
+    facts(report).into_iter().zip(guessed).map(|((fact, value, _), guessed)| (fact, value, guessed)).collect()
 }
 
 #[test]

@@ -44,13 +44,7 @@ fn assert_healthy(what: &str, python: &Path) -> Value {
 }
 
 fn import_state<'a>(report: &'a Value, package: &str) -> &'a str {
-    report["snapshot"]["pythons"][0]["imports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["package"] == package)
-        .and_then(|i| i["status"]["state"].as_str())
-        .unwrap_or("absent")
+    import(report, package).and_then(|i| i["status"]["state"].as_str()).unwrap_or("absent")
 }
 
 #[test]
@@ -102,12 +96,7 @@ fn an_onnxruntime_only_environment_is_healthy_and_its_trial_loads() {
     assert_eq!(import_state(&report, "onnxruntime"), "ok");
     assert_eq!(import_state(&report, "onnx"), "not_installed");
     assert_eq!(import_state(&report, "torch"), "not_installed");
-    let ort = report["snapshot"]["pythons"][0]["imports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["package"] == "onnxruntime")
-        .unwrap();
+    let ort = import(&report, "onnxruntime").unwrap();
     assert!(ort["facts"]["trial_providers_working"].is_array(), "{ort:#}");
 }
 

@@ -160,12 +160,7 @@ fn the_installed_onnxruntime_is_asked_to_load_the_model_and_its_answer_wins() {
             .output()
             .unwrap();
         let r = json(&out.stdout);
-        let ort = r["snapshot"]["pythons"][0]["imports"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|i| i["package"] == "onnxruntime")
-            .unwrap();
+        let ort = import(&r, "onnxruntime").unwrap();
         let trial = ort["facts"]["trial_model"].as_str().unwrap_or_else(|| panic!("{file}: {ort:#}"));
         assert_eq!(trial == "loads", loads, "{file}: {trial}");
         let refused =

@@ -152,6 +152,11 @@ pub fn finding<'a>(report: &'a serde_json::Value, code: &str) -> &'a serde_json:
         .unwrap_or_else(|| panic!("no finding {code} in {:#}", report["findings"]))
 }
 
+/// The first environment's import record of `package`, if the probe made one.
+pub fn import<'a>(report: &'a serde_json::Value, package: &str) -> Option<&'a serde_json::Value> {
+    report["snapshot"]["pythons"][0]["imports"].as_array()?.iter().find(|i| i["package"] == package)
+}
+
 /// Compiles the fake NVML library with these `-D` definitions.
 pub fn fake_nvml(dir: &Path, defines: &[&str]) -> PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake_nvml.c");
