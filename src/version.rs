@@ -13,7 +13,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use pep440_rs::{LocalSegment, Version, VersionSpecifiers};
+pub use pep440_rs::Version;
+use pep440_rs::{LocalSegment, VersionSpecifiers};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A version as it was written, with its PEP 440 reading when there is one.

@@ -385,3 +385,128 @@ fn at_a_terminal_diagnose_says_how_to_end_the_paste_and_a_pipe_hears_nothing() {
     let piped = doctor().args(["diagnose", "-q"]).write_stdin("PyTorch version: 2.6.0\n").output().unwrap();
     assert!(!String::from_utf8_lossy(&piped.stderr).contains("Ctrl-D"), "a prompt written to a pipe");
 }
+
+fn fix_of(report: &Value, code: &str) -> Vec<String> {
+    finding(report, code)["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn conda_build_strings_say_cpu_or_cuda_and_the_python() {
+    let cpu = diagnose_text(
+        "[conda] pytorch                   1.11.0          py3.8_cpu_0    pytorch\n\
+         [conda] pytorch-mutex             1.0                         cpu    pytorch\n\
+         GPU models and configuration: GPU 0: NVIDIA GeForce RTX 3090\n\
+         Nvidia driver version: 510.47.03\n",
+    );
+    assert_eq!(fact(&cpu, "python").unwrap().0, "3.8");
+    // The fix names the CUDA build of this torch release that this driver runs.
+    let fixes = fix_of(&cpu, "torch-cpu-build-on-gpu-machine");
+    assert!(fixes[0].contains("torch==1.11.0+cu115") && fixes[0].contains("whl/cu115"), "{fixes:?}");
+
+    let forge = diagnose_text(
+        "# Name                    Version                   Build  Channel\n\
+         pytorch                   1.8.0           cuda112py38h5a4ad6b_1    conda-forge\n\n\
+         Nvidia driver version: 418.67\n",
+    );
+    assert!(
+        finding(&forge, "driver-too-old-for-torch-cuda")["message"].as_str().unwrap().contains("CUDA 11.2")
+    );
+    // 418.67 runs CUDA 10.1: torch 1.8.0 had a cu101 build.
+    assert!(fix_of(&forge, "driver-too-old-for-torch-cuda")[0].contains("torch==1.8.0+cu101"));
+
+    let only = diagnose_text(
+        "[conda] pytorch 1.13.1 py3.9_cuda11.7_cudnn8.5.0_0 pytorch\n[conda] cpuonly 2.0 0 pytorch\n",
+    );
+    assert!(
+        finding_codes(&only).contains(&"pasted-facts-conflict".to_string()),
+        "cpuonly beside a CUDA build"
+    );
+}
+
+#[test]
+fn a_driver_too_old_for_every_build_of_the_release_gets_no_install_command() {
+    let r = diagnose_text("PyTorch version: 1.9.0+cu102\nNvidia driver version: 410.104\n");
+    let fixes = fix_of(&r, "driver-too-old-for-torch-cuda");
+    assert!(fixes.iter().all(|f| !f.contains("torch==1.9.0+")), "{fixes:?}");
+    assert!(fixes.iter().any(|f| f.contains("upgrade the NVIDIA driver")), "{fixes:?}");
+}
+
+#[test]
+fn the_os_name_tells_the_glibc_when_the_paste_does_not() {
+    let r = diagnose_text(
+        "### OS Version\n\nCentOS Linux release 7.6.1810 (Core)\n\n### ONNX Runtime Version or Commit ID\n\n1.17.3\n",
+    );
+    assert_eq!(fact(&r, "glibc").unwrap(), ("2.17".to_string(), 3), "tied to the OS line");
+    assert!(finding_codes(&r).contains(&"glibc-too-old-for-onnxruntime".to_string()));
+    let stated = diagnose_text("OS: CentOS Linux 7 (Core)\nLibc version: glibc-2.28\n");
+    assert_eq!(fact(&stated, "glibc").unwrap().0, "2.28", "a stated glibc wins");
+    for (os, glibc) in [
+        ("Ubuntu 22.04.3 LTS", "2.35"),
+        ("Debian GNU/Linux 11 (bullseye)", "2.31"),
+        ("Amazon Linux 2023", "2.34"),
+    ] {
+        assert_eq!(fact(&diagnose_text(&format!("OS: {os}\n")), "glibc").unwrap().0, glibc, "{os}");
+    }
+    assert!(fact(&diagnose_text("OS: Arch Linux\n"), "glibc").is_none());
+}
+
+#[test]
+fn gpu_names_typed_run_together_still_have_a_compute_capability() {
+    for (name, cc) in [
+        ("RTX1080ti", "6.1"),
+        ("2080ti", "7.5"),
+        ("GeForce 940MX", "5.0"),
+        ("NVIDIA RTX A1000 Laptop GPU", "8.6"),
+        ("Jetson Nano", "5.3"),
+    ] {
+        let r = diagnose_text(&format!("GPU models and configuration: GPU 0: {name}\n"));
+        let gpu = &r["snapshot"]["nvidia"]["found"]["gpus"]["found"][0];
+        assert_eq!(gpu["compute_capability"], cc, "{name}: {gpu}");
+    }
+    // A name the matrix does not know judges nothing about compute capability.
+    let r = diagnose_text(
+        "GPU models and configuration: GPU 0: Mystery Accelerator\nCUDA runtime version: 13.0.48\n",
+    );
+    assert!(!finding_codes(&r).contains(&"gpu-not-supported-by-cuda-toolkit".to_string()));
+}
+
+#[test]
+fn a_line_two_signatures_match_is_one_finding() {
+    let r = diagnose_text(
+        "ERROR: Could not find a version that satisfies the requirement torch==1.10.0+cu113 (from versions: none)\n",
+    );
+    let codes = finding_codes(&r);
+    assert!(codes.contains(&"error-pip-torch-local-version".to_string()), "{codes:?}");
+    assert!(!codes.contains(&"error-pip-no-release-for-python".to_string()), "{codes:?}");
+    let r = diagnose_text(
+        "onnx==1.16.0\nonnxruntime==1.17.1\nonnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : Load model from m.onnx failed:Unsupported model IR version: 10, max supported IR version: 9\n",
+    );
+    let f = finding(&r, "onnx-ir-newer-than-onnxruntime");
+    assert_eq!(f["severity"], "error", "the paste shows the failure the warning predicts");
+    assert_eq!(
+        f["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e.as_str().unwrap().contains("IR version: 10"))
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn a_version_in_a_sentence_does_not_add_a_second_onnxruntime() {
+    let r = diagnose_text("onnxruntime-gpu==1.19.0\nUsing onnxruntime 1.19.0 on jetson with JetPack 6.1\n");
+    assert!(!finding_codes(&r).contains(&"onnxruntime-cpu-and-gpu-both-installed".to_string()));
+    let r = diagnose_text("When I install the onnxruntime-gpu==1.19.2, create InferenceSession failed.\n");
+    assert!(dists(&r).contains(&("onnxruntime-gpu".to_string(), "1.19.2".to_string())), "{:?}", dists(&r));
+    let refused = diagnose_text(
+        "ERROR: Could not find a version that satisfies the requirement onnxruntime==1.17.3 (from versions: 1.16.3)\n",
+    );
+    assert!(dists(&refused).is_empty(), "pip refused it: not installed");
+}

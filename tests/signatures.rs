@@ -125,6 +125,106 @@ const SAMPLES: &[(&str, &str, &str)] = &[
         "torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::grid_sampler' to ONNX opset version 11 is not supported.",
         "exported aten ops",
     ),
+    (
+        "error-cuda-unknown-error",
+        "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start.",
+        "an unknown error in CUDA code of mine",
+    ),
+    (
+        "error-cuda-unknown-error",
+        "RuntimeError: cuda runtime error (999) : unknown error at /opt/conda/conda-bld/pytorch_1573049306803/work/aten/src/THC/THCGeneral.cpp:50",
+        "cuda runtime error (99) : unknown",
+    ),
+    (
+        "error-torchvision-undefined-symbol",
+        "ImportError: /env/lib/python3.6/site-packages/torchvision/_C.cpython-36m-x86_64-linux-gnu.so: undefined symbol: _ZN3c106Device8validateEv",
+        "ImportError: /env/lib/python3.6/site-packages/maskrcnn/_C.so: undefined symbol: _ZN3c106Device8validateEv",
+    ),
+    (
+        "error-torchvision-cuda-differs",
+        "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA versions. PyTorch has CUDA Version=11.7 and torchvision has CUDA Version=11.8. Please reinstall the torchvision that matches your PyTorch install.",
+        "PyTorch and torchvision were compiled with the same CUDA version",
+    ),
+    (
+        "error-nvjitlink-too-old",
+        "ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
+        "undefined symbol: cusparseSpMM, version libcusparse.so.12",
+    ),
+    (
+        "error-libcuda-missing",
+        "/server: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such file or directory",
+        "libcudart.so.1 loaded",
+    ),
+    (
+        "error-pip-torch-local-version",
+        "ERROR: Could not find a version that satisfies the requirement torch==1.10.0+cu113 (from versions: none)",
+        "ERROR: Could not find a version that satisfies the requirement torch==1.10.0 (from versions: 1.13.0)",
+    ),
+    (
+        "error-pip-no-release-for-python",
+        "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)",
+        "ERROR: Could not find a version that satisfies the requirement torch (from versions: 2.0.0, 2.0.1)",
+    ),
+    (
+        "error-pip-version-not-for-python",
+        "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: 2.0.0, 2.0.1, 2.1.0)",
+        "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: none)",
+    ),
+    (
+        "error-wheel-not-for-this-python",
+        "ERROR: onnxruntime_gpu-1.16.0-cp38-cp38m-linux_aarch64.whl is not a supported wheel on this platform.",
+        "onnxruntime_gpu-1.16.0-cp38-cp38-linux_aarch64.whl installed",
+    ),
+    (
+        "error-dll-load-failed",
+        "ImportError: DLL load failed while importing onnxruntime_pybind11_state: A dynamic link library (DLL) initialization routine failed.",
+        "the DLL loaded",
+    ),
+    (
+        "error-tensorrt-engine-other-gpu",
+        "[TensorRT] ERROR: INVALID_CONFIG: The engine plan file is generated on an incompatible device, expecting compute 6.1 got compute 7.5, please rebuild.",
+        "The engine plan file is generated on this device",
+    ),
+    (
+        "error-no-kernel-image",
+        "RuntimeError: CUDA error: CUBLAS_STATUS_ARCH_MISMATCH when calling `cublasCreate(handle)`",
+        "CUBLAS_STATUS_SUCCESS",
+    ),
+    (
+        "error-gpu-library-missing",
+        "OSError: libnvJitLink.so.12: cannot open shared object file: No such file or directory",
+        "libnvJitLink.so.12 found",
+    ),
+    (
+        "error-cuda-provider-requires",
+        "[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*. Please install all dependencies as mentioned in the GPU requirements page",
+        "Created CUDAExecutionProvider. cuDNN 9 and CUDA 12 found",
+    ),
+    (
+        "error-cuda-provider-not-created",
+        "EP Error C:\\a\\_work\\1\\s\\onnxruntime\\python\\onnxruntime_pybind_state.cc:866 onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasnt able to be loaded.",
+        "CUDA_PATH is set and CUDA was loaded",
+    ),
+    (
+        "error-libstdcxx-too-old",
+        "ImportError: /lib64/libstdc++.so.6: version `GLIBCXX_3.4.20' not found (required by /x/onnxruntime_pybind11_state.so)",
+        "GLIBCXX_3.4.20 found",
+    ),
+    (
+        "error-glibc-too-old",
+        "ImportError: /lib64/libc.so.6: version 'GLIBC_2.14' not found (required by /x/onnxruntime_pybind11_state.so)",
+        "GLIBC_2.14 found",
+    ),
+    (
+        "error-onnxruntime-tensorrt-symbol",
+        "ImportError: /usr/local/lib/python3.8/dist-packages/onnxruntime/capi/libonnxruntime_providers_tensorrt.so: undefined symbol: getBuilderPluginRegistry",
+        "libonnxruntime_providers_tensorrt.so loaded",
+    ),
+    (
+        "error-dll-load-failed",
+        "System.DllNotFoundException: Unable to load DLL 'onnxruntime' or one of its dependencies: The specified module could not be found. (0x8007007E)",
+        "Loaded DLL onnxruntime",
+    ),
 ];
 
 fn paste_codes(text: &str) -> Vec<String> {

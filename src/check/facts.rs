@@ -238,9 +238,19 @@ impl<'a> Facts<'a> {
                 Probed::Found(v) => Fact::Text(v.raw().into()),
                 Probed::NotEvaluated(_) => Fact::Absent,
             },
-            "gpu.compute_capability" => {
-                list(&n.gpus, |g| g.compute_capability.as_ref().map(|v| v.raw().to_string()))
-            }
+            "gpu.compute_capability" => match &n.gpus {
+                // A GPU whose name the matrix does not know has no compute
+                // capability: rules about it cannot be judged.
+                Probed::Found(g) if g.iter().any(|g| g.compute_capability.is_none()) => {
+                    let unknown: Vec<&str> = g
+                        .iter()
+                        .filter(|g| g.compute_capability.is_none())
+                        .map(|g| g.name.as_str())
+                        .collect();
+                    Fact::Unknown(format!("the compute capability of {} is not known", unknown.join(", ")))
+                }
+                _ => list(&n.gpus, |g| g.compute_capability.as_ref().map(|v| v.raw().to_string())),
+            },
             "gpu.name" => list(&n.gpus, |g| Some(g.name.clone())),
             "gpu.architecture" => list(&n.gpus, |g| g.architecture.clone()),
             "gpu.count" => match &n.gpus {
@@ -293,6 +303,9 @@ impl<'a> Facts<'a> {
                 }),
                 Err(f) => f,
             };
+        }
+        if name == "torch" && attr == "cuda_for_driver" {
+            return self.torch_cuda_for_driver(env);
         }
         // Which distribution provides the module: fixes must name the one
         // installed (`onnxruntime-gpu`), or pip adds a second copy.
@@ -403,6 +416,59 @@ fn machine_library(n: &Nvidia, library: Library) -> Fact {
 fn driver_missing(n: &Nvidia) -> bool {
     matches!(n.nvml, NvmlState::NoLibrary { .. } | NvmlState::DriverNotLoaded)
         && n.kernel_module.found().is_none()
+}
+
+impl Facts<'_> {
+    /// The wheel label (`cu113`) of the newest CUDA build of the installed
+    /// torch release that this machine's driver runs: the CUDA releases of
+    /// `cuda-releases` whose minimum driver the driver meets, newest first,
+    /// the first that a `torch-cuda-arch` row of this torch release builds.
+    /// Absent when none does (only a driver upgrade helps then).
+    fn torch_cuda_for_driver(&self, env: &PythonEnv) -> Fact {
+        let torch = match distribution_version(env, "torch") {
+            Ok(v) => v.parsed().map(|p| Ver::new(p.clone().without_local().to_string())),
+            Err(f) => return f,
+        };
+        let driver = match self.get("driver") {
+            Fact::Text(d) => Ver::new(&d),
+            other => return other,
+        };
+        let (Some(torch), Some(driver_v), Some(cuda), Some(arch)) = (
+            torch,
+            driver.parsed(),
+            self.matrix.tables.get("cuda-releases"),
+            self.matrix.tables.get("torch-cuda-arch"),
+        ) else {
+            return Fact::Absent;
+        };
+        let builds: Vec<crate::version::Spec> = arch
+            .rows
+            .iter()
+            .filter(|r| r.spec.contains(&torch))
+            .filter_map(|r| r.values.get("cuda")?.parse().ok())
+            .collect();
+        let mut runnable: Vec<crate::version::Version> = cuda
+            .rows
+            .iter()
+            .filter(|r| {
+                r.values
+                    .get("min_driver")
+                    .and_then(|m| Ver::new(m).parsed().cloned())
+                    .is_some_and(|m| &m <= driver_v)
+            })
+            .flat_map(|r| r.spec.versions())
+            .collect();
+        runnable.sort();
+        runnable
+            .iter()
+            .rev()
+            .find(|v| builds.iter().any(|b| b.contains(&Ver::new(v.to_string()))))
+            .and_then(|v| {
+                let r = v.release();
+                Some(Fact::Text(format!("cu{}{}", r.first()?, r.get(1)?)))
+            })
+            .unwrap_or(Fact::Absent)
+    }
 }
 
 fn distribution_version<'e>(env: &'e PythonEnv, name: &str) -> Result<&'e Ver, Fact> {

@@ -247,7 +247,7 @@ fn record(j: &mut Judgement, rule: &Rule, subject: Option<String>, result: (Outc
 /// signature gives one finding with all the lines it matched.
 fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
     let Some(pasted) = &snapshot.pasted else { return };
-    for rule in &matrix.rules {
+    for rule in explainers_first(matrix) {
         let RuleKind::Signature { regex, explained_by, .. } = &rule.kind else { continue };
         let Some(regex) = regex.get() else { continue };
         let hits: Vec<(&crate::snapshot::PastedLine, regex::Captures<'_>)> =
@@ -264,7 +264,14 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
             hits.iter().map(|(l, _)| format!("line {}: {}", l.line, l.text)).collect();
         let mut explained = false;
         for f in j.findings.iter_mut().filter(|f| explained_by.contains(&f.code)) {
-            f.evidence.extend(evidence.iter().cloned());
+            // The paste shows the failure a warning predicts: it happened.
+            f.severity = f.severity.max(rule.severity);
+            // Two signatures may explain the same line with one finding.
+            for e in &evidence {
+                if !f.evidence.contains(e) {
+                    f.evidence.push(e.clone());
+                }
+            }
             explained = true;
         }
         if explained {
@@ -282,6 +289,32 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
         j.findings.push(f);
         j.outcomes.push(RuleOutcome { code: rule.code.clone(), subject: None, outcome: Outcome::Fired });
     }
+}
+
+/// The signature rules, each after every signature its `explained_by`
+/// names, so that a line two signatures match becomes one finding
+/// whatever the rules' order in the matrix.
+fn explainers_first(matrix: &Matrix) -> Vec<&Rule> {
+    let mut pending: Vec<&Rule> =
+        matrix.rules.iter().filter(|r| matches!(r.kind, RuleKind::Signature { .. })).collect();
+    let mut ordered = Vec::with_capacity(pending.len());
+    while !pending.is_empty() {
+        let waits_on = |r: &Rule| match &r.kind {
+            RuleKind::Signature { explained_by, .. } => {
+                explained_by.iter().any(|c| pending.iter().any(|p| &p.code == c && p.code != r.code))
+            }
+            _ => false,
+        };
+        let (ready, rest): (Vec<&Rule>, Vec<&Rule>) = pending.iter().partition(|r| !waits_on(r));
+        if ready.is_empty() {
+            // A cycle: take the rest as they come.
+            ordered.extend(rest);
+            break;
+        }
+        ordered.extend(ready);
+        pending = rest;
+    }
+    ordered
 }
 
 enum Truth {

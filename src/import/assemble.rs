@@ -130,7 +130,7 @@ impl Collector {
                 .into_iter()
                 .collect(),
             distributions: if dists.is_empty() {
-                Probed::NotEvaluated(unstated("no package list"))
+                Probed::NotEvaluated(unstated("a package list"))
             } else {
                 Probed::Found(dists)
             },

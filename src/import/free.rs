@@ -20,8 +20,8 @@ static VERSION: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// What a field's key names, once markup, case and notes are gone.
-#[derive(Clone, Copy)]
-enum Field {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
     Torch,
     Python,
     Cuda,
@@ -54,6 +54,7 @@ const FIELDS: &[(&str, Field)] = &[
     ("os platform and distribution", Field::Os),
     ("os", Field::Os),
     ("onnx runtime", Field::Dist("onnxruntime")),
+    ("onnx runtime or commit id", Field::Dist("onnxruntime")),
     ("onnxruntime", Field::Dist("onnxruntime")),
     ("onnxruntime-gpu", Field::Dist("onnxruntime-gpu")),
     ("ort", Field::Dist("onnxruntime")),
@@ -81,13 +82,30 @@ fn first_version(value: &str) -> Option<&str> {
     VERSION.captures(value).map(|m| m.get(1).expect("group 1").as_str())
 }
 
+fn known_field(key: &str) -> Option<Field> {
+    let key = normalize_key(key);
+    FIELDS.iter().find(|(k, _)| *k == key).map(|&(_, f)| f)
+}
+
+/// A Markdown heading that is a field's key ("### OS Version"): its value
+/// is the next line that is not blank.
+pub fn heading(line: &str) -> Option<Field> {
+    let text = line.strip_prefix('#')?.trim_start_matches('#');
+    text.starts_with(' ').then(|| known_field(text)).flatten()
+}
+
 /// A hand-written field; true when its key is one the doctor knows.
 pub fn field(key: &str, value: &str, c: &mut Collector) -> bool {
-    let key = normalize_key(key);
-    let Some(&(_, what)) = FIELDS.iter().find(|(k, _)| *k == key) else { return false };
+    let Some(what) = known_field(key) else { return false };
+    field_value(what, value, c);
+    true
+}
+
+/// Records what a field's value states.
+pub fn field_value(what: Field, value: &str, c: &mut Collector) {
     let value = value.trim().trim_matches(|ch| matches!(ch, '*' | '`' | '"' | '\'')).trim();
     if is_none_word(value) || value.eq_ignore_ascii_case("unknown") || value == "-" {
-        return true;
+        return;
     }
     match what {
         Field::Gpu if is_gpu_name(value) => c.gpu(0, gpu_name(value), None),
@@ -104,7 +122,7 @@ pub fn field(key: &str, value: &str, c: &mut Collector) -> bool {
         }
         _ => {
             let Some(v) = first_version(value).map(str::to_string).or_else(|| cuda_tag(value)) else {
-                return true;
+                return;
             };
             let v = v.as_str();
             match what {
@@ -121,7 +139,6 @@ pub fn field(key: &str, value: &str, c: &mut Collector) -> bool {
             }
         }
     }
-    true
 }
 
 /// Whether a "GPU:" field names a GPU, not "No", "CPU only" or "0".
@@ -221,6 +238,19 @@ pub fn sentence(line: &str, c: &mut Collector) {
         && line.to_ascii_lowercase().contains("torch")
     {
         c.guess(Key::TorchCuda, &cuda);
+    }
+    // `pip install onnxruntime-gpu==1.19.2` in a sentence names what was
+    // installed; pip's own refusals name what was not.
+    static PINNED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?:^|[\s"'`(])([A-Za-z][A-Za-z0-9_.-]*)==(\d+(?:\.\d+)+(?:\+[0-9a-z.]+)?)"#).unwrap()
+    });
+    if !["satisfies the requirement", "No matching distribution", "not a supported wheel"]
+        .iter()
+        .any(|refusal| line.contains(refusal))
+    {
+        for m in PINNED.captures_iter(line) {
+            c.guess(Key::Dist(crate::snapshot::normalize_name(&m[1])), &m[2]);
+        }
     }
     for m in PATHS.captures_iter(line) {
         if let Some(py) = m.get(1) {

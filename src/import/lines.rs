@@ -20,6 +20,9 @@ pub enum Mode {
     GpuList,
     /// Paths after "cuDNN version: Probably one of the following:".
     CudnnCandidates,
+    /// The line after a Markdown heading that names a field
+    /// ("### ONNX Runtime Version or Commit ID"), blank lines between.
+    Heading(free::Field),
 }
 
 /// Strips what wraps a line in a ticket: `\r`, Markdown quoting (`> `),
@@ -64,7 +67,10 @@ static SMI_L: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^GPU (\d+):\s*(.+?)(?:\s*\(UUID:\s*(GPU-[0-9A-Fa-f-]+)\))?$").unwrap());
 static NVCC: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"Cuda compilation tools, release ([0-9.]+)(?:, V([0-9.]+))?").unwrap());
-static CONDA_BUILD_CUDA: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"cuda(\d+)\.(\d+)").unwrap());
+static CONDA_BUILD_CUDA: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"cuda(\d+)\.(\d+)|^cuda(\d{3})py\d").unwrap());
+static CONDA_BUILD_PYTHON: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^py(\d)\.(\d+)_|(?:^|[_a-z0-9])py(3\d{1,2})(?:h|_|$)").unwrap());
 
 /// Reads one cleaned, non-empty line; returns the mode for the next one.
 pub fn read(line: &str, mode: Mode, c: &mut Collector) -> Mode {
@@ -101,25 +107,64 @@ pub fn read(line: &str, mode: Mode, c: &mut Collector) -> Mode {
                 return Mode::CondaList;
             }
         }
+        Mode::Heading(field) => {
+            if !line.starts_with('#') {
+                free::field_value(field, line, c);
+                return Mode::Prose;
+            }
+        }
         Mode::Prose => {}
+    }
+    if let Some(field) = free::heading(line) {
+        return Mode::Heading(field);
     }
     prose(line, c)
 }
 
+/// A line of `conda list`: the package, and what its build string says.
+/// pytorch's own channel writes `py3.9_cuda11.3_cudnn8.2.0_0` or
+/// `py3.8_cpu_0`; conda-forge writes `cuda112py38h…` or `cpu_py38h…`;
+/// `pytorch-mutex … cpu` and `cpuonly` mark a CPU-only install.
 fn conda_package(c: &mut Collector, name: &str, version: &str, build: Option<&str>) {
+    let build = build.unwrap_or_default();
     let name = match name {
         "pytorch" => "torch",
         "pytorch-cuda" | "cudatoolkit" | "cuda-version" => {
             c.fact(Key::CondaCuda, version);
             return;
         }
+        "pytorch-mutex" if build == "cpu" => {
+            c.fact(Key::TorchCuda, "None");
+            return;
+        }
+        "cpuonly" => {
+            c.fact(Key::TorchCuda, "None");
+            return;
+        }
         other => other,
     };
     c.dist(name, version);
-    if name == "torch"
-        && let Some(m) = build.and_then(|b| CONDA_BUILD_CUDA.captures(b))
-    {
-        c.fact(Key::TorchCuda, &format!("{}.{}", &m[1], &m[2]));
+    if let Some(m) = CONDA_BUILD_PYTHON.captures(build) {
+        let python = match (m.get(1), m.get(2)) {
+            (Some(major), Some(minor)) => format!("{}.{}", major.as_str(), minor.as_str()),
+            _ => {
+                let digits = &m[3];
+                format!("{}.{}", &digits[..1], &digits[1..])
+            }
+        };
+        c.guess(Key::Python, &python);
+    }
+    if name != "torch" {
+        return;
+    }
+    if let Some(m) = CONDA_BUILD_CUDA.captures(build) {
+        let (major, minor) = match (m.get(1), m.get(2)) {
+            (Some(major), Some(minor)) => (major.as_str(), minor.as_str()),
+            _ => m[3].split_at(m[3].len() - 1),
+        };
+        c.fact(Key::TorchCuda, &format!("{major}.{minor}"));
+    } else if build.split('_').any(|part| part == "cpu") {
+        c.fact(Key::TorchCuda, "None");
     }
 }
 

@@ -39,7 +39,9 @@ pub fn import(text: &str, matrix: &Matrix) -> Snapshot {
         c.lines = i + 1;
         let line = lines::clean(raw, MAX_LINE);
         if line.is_empty() {
-            mode = lines::Mode::Prose;
+            if !matches!(mode, lines::Mode::Heading(_)) {
+                mode = lines::Mode::Prose;
+            }
             continue;
         }
         if c.error_lines.len() < MAX_ERROR_LINES && set.is_match(line) {
@@ -47,6 +49,7 @@ pub fn import(text: &str, matrix: &Matrix) -> Snapshot {
         }
         mode = lines::read(line, mode, &mut c);
     }
+    c.glibc_from_os(matrix);
     c.settle_guesses();
     c.into_snapshot(matrix)
 }
@@ -183,11 +186,37 @@ impl Collector {
         }
     }
 
+    /// The glibc of the Linux release the paste names, when it states no
+    /// glibc itself: a guess, tied to the OS line.
+    fn glibc_from_os(&mut self, matrix: &Matrix) {
+        if self.values.contains_key(&Key::Glibc) {
+            return;
+        }
+        let stated = self.values.get(&Key::Os).cloned();
+        let Some((os, line)) = stated
+            .or_else(|| self.guesses.iter().find(|(k, _, _)| *k == Key::Os).map(|(_, v, l)| (v.clone(), *l)))
+        else {
+            return;
+        };
+        if let Some(glibc) = matrix.glibc_of_os(&os) {
+            let here = std::mem::replace(&mut self.lines, line);
+            self.guess(Key::Glibc, glibc);
+            self.lines = here;
+        }
+    }
+
     /// Takes the guesses nothing structured stated, marked as guessed.
     fn settle_guesses(&mut self) {
         let stated_line = self.lines;
         for (key, value, line) in std::mem::take(&mut self.guesses) {
             if self.values.contains_key(&key) {
+                continue;
+            }
+            // "onnxruntime 1.19" in a sentence next to a listed
+            // onnxruntime-gpu names the same install, not a second one.
+            if let Key::Dist(name) = &key
+                && self.values.keys().any(|k| matches!(k, Key::Dist(n) if same_module(n, name)))
+            {
                 continue;
             }
             self.lines = line;
@@ -205,6 +234,16 @@ impl Collector {
     pub(crate) fn library(&mut self, path: &str) {
         self.libraries.push((path.trim().to_string(), self.lines));
     }
+}
+
+/// Two distributions that install the same module (`onnxruntime` and
+/// `onnxruntime-gpu`, `tensorrt` and `tensorrt-cu12`).
+fn same_module(a: &str, b: &str) -> bool {
+    let family = |n: &str| match n.split_once('-') {
+        Some((head @ ("onnxruntime" | "tensorrt"), _)) => head.to_string(),
+        _ => n.to_string(),
+    };
+    family(a) == family(b)
 }
 
 /// "2.1.0" and "2.1.0+cu121" from two sources are one statement; "12.1"

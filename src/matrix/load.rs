@@ -54,6 +54,8 @@ struct RawFile {
     stack: Vec<Spanned<RawStackPackage>>,
     #[serde(default)]
     library_wheels: Option<Spanned<RawLibraryWheels>>,
+    #[serde(default)]
+    os_releases: Option<Spanned<RawOsReleases>>,
 }
 
 #[derive(Deserialize)]
@@ -124,6 +126,21 @@ struct RawStackLibrary {
     preloads_wheels: bool,
     #[serde(default)]
     check_in_wheels: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOsReleases {
+    sources: Vec<String>,
+    releases: Vec<Spanned<RawOsRelease>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOsRelease {
+    name: String,
+    pattern: String,
+    glibc: String,
 }
 
 #[derive(Deserialize)]
@@ -338,6 +355,7 @@ pub(crate) struct Builder {
     tables: BTreeMap<String, Table>,
     gpu_models: Vec<super::GpuModel>,
     library_wheels: Vec<super::LibraryWheel>,
+    os_releases: Vec<super::OsRelease>,
     stack: Vec<(StackPackage, Origin)>,
     /// Rules with their templated clauses, checked once every table is known.
     pending: Vec<(Rule, Vec<(Clause, Origin)>)>,
@@ -415,6 +433,9 @@ impl Builder {
         if let Some(wheels) = raw.library_wheels {
             self.add_library_wheels(e, wheels);
         }
+        if let Some(releases) = raw.os_releases {
+            self.add_os_releases(e, releases);
+        }
         for p in raw.stack {
             let origin = e.origin_of(&p);
             if let Some(package) = convert_stack_package(e, p) {
@@ -460,6 +481,26 @@ impl Builder {
                 compute_capability: m.value.compute_capability,
                 architecture: m.value.architecture,
                 integrated: m.value.integrated,
+            });
+        }
+    }
+
+    fn add_os_releases(&mut self, e: &mut Errors<'_>, releases: Spanned<RawOsReleases>) {
+        if releases.value.sources.is_empty() || !releases.value.sources.iter().all(|s| is_url(s)) {
+            e.at(&releases, "os_releases needs `sources` with public URLs");
+        }
+        for r in releases.value.releases {
+            if let Err(err) = regex::Regex::new(&r.value.pattern) {
+                e.at(&r, format!("pattern {:?} is not a regular expression: {err}", r.value.pattern));
+            }
+            if Ver::new(r.value.glibc.as_str()).release().len() != 2 {
+                e.at(&r, format!("glibc {:?} is not MAJOR.MINOR", r.value.glibc));
+            }
+            self.os_releases.retain(|o| o.name != r.value.name);
+            self.os_releases.push(super::OsRelease {
+                name: r.value.name,
+                pattern: super::LazyRegex::new(&r.value.pattern),
+                glibc: r.value.glibc,
             });
         }
     }
@@ -545,6 +586,7 @@ impl Builder {
             rules: rules.into_values().collect(),
             gpu_models: self.gpu_models,
             library_wheels: self.library_wheels,
+            os_releases: self.os_releases,
             integrated,
             signature_set: std::sync::OnceLock::new(),
         })

@@ -345,6 +345,16 @@ pub struct GpuModel {
     pub integrated: bool,
 }
 
+/// A Linux release and the glibc it ships, to tell the glibc from the OS
+/// name a paste gives ("CentOS Linux release 7.6.1810").
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OsRelease {
+    pub name: String,
+    /// Matches the OS names people write for this release.
+    pub pattern: LazyRegex,
+    pub glibc: String,
+}
+
 /// A pip package that ships a shared library, for one CUDA major: what a
 /// fix installs when the loader cannot find that library anywhere.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -486,6 +496,8 @@ pub struct Matrix {
     pub gpu_models: Vec<GpuModel>,
     /// Which pip package ships each CUDA, cuDNN and TensorRT library.
     pub library_wheels: Vec<LibraryWheel>,
+    /// The glibc of each Linux release, by name.
+    pub os_releases: Vec<OsRelease>,
     /// The compute capabilities of the `integrated` GPU models.
     pub integrated: Vec<(u64, u64)>,
     /// Every signature rule's pattern, to find error lines in one pass
@@ -546,7 +558,21 @@ impl Matrix {
     /// The model whose name is the longest match inside `gpu_name`.
     pub fn gpu_model(&self, gpu_name: &str) -> Option<&GpuModel> {
         let lower = gpu_name.to_lowercase();
-        self.gpu_models.iter().filter(|m| lower.contains(&m.name.to_lowercase())).max_by_key(|m| m.name.len())
+        let longest = |name: &str, key: fn(&str) -> String| {
+            self.gpu_models.iter().filter(|m| name.contains(&key(&m.name))).max_by_key(|m| m.name.len())
+        };
+        // As written first; then run together as people type them
+        // ("RTX1080ti", "2080ti"), which the spaced names would miss.
+        longest(&lower, str::to_lowercase).or_else(|| longest(&squeezed(&lower), squeezed))
+    }
+
+    /// The glibc of the Linux release an OS name names, if the matrix
+    /// knows it.
+    pub fn glibc_of_os(&self, os: &str) -> Option<&str> {
+        self.os_releases
+            .iter()
+            .find(|r| r.pattern.get().is_some_and(|p| p.is_match(os)))
+            .map(|r| r.glibc.as_str())
     }
 
     /// The pip requirement that ships `soname` for a CUDA major
@@ -569,4 +595,14 @@ impl Matrix {
         }
         s
     }
+}
+
+/// A GPU name lowercased without spaces, hyphens and brand words.
+fn squeezed(name: &str) -> String {
+    name.to_lowercase()
+        .replace("geforce", "")
+        .replace("nvidia", "")
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect()
 }

@@ -367,6 +367,14 @@ fn python_section(
         // is worth a line of its own, even when all is well.
         let gpu_facts =
             matches!(package.package.as_str(), "torch" | "onnxruntime") && !line.detail.is_empty();
+        // No package list (a paste without one): the interpreter's line
+        // says so once, instead of every package saying it again.
+        if line.status == Status::NotEvaluated
+            && env.distributions.found().is_none()
+            && env.import(&package.package).is_none()
+        {
+            continue;
+        }
         let line = match line.status {
             Status::Absent => line.folding(package.package.clone()),
             Status::Ok if !gpu_facts => {

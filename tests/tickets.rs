@@ -1,0 +1,247 @@
+//! The ticket corpus: real tickets from public trackers, each diagnosed as
+//! pasted and judged against what the thread says the cause was
+//! (`tests/fixtures/tickets/README.md` has the format). `bench/tickets.sh`
+//! prints the summary this test computes.
+
+#![allow(clippy::disallowed_methods)]
+
+mod support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use support::*;
+
+const STYLES: &[&str] = &[
+    "collect_env",
+    "template",
+    "markdown",
+    "prose",
+    "pip-list",
+    "conda-list",
+    "nvidia-smi",
+    "traceback",
+    "dockerfile",
+    "mixed",
+];
+
+/// Host names the corpus must not carry (spelled in pieces so that this
+/// file does not carry them either).
+const REGISTRY_HOSTS: &[&[&str]] = &[
+    &["pypi", ".org"],
+    &["pythonhosted", ".org"],
+    &["crates", ".io"],
+    &["npmjs", ".com"],
+    &["debian", ".org"],
+];
+
+#[derive(Debug)]
+struct Ticket {
+    name: String,
+    source: String,
+    year: u32,
+    style: String,
+    environment: bool,
+    expect: Vec<String>,
+    also: Vec<String>,
+    text: String,
+}
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tickets")
+}
+
+fn list(value: &str) -> Vec<String> {
+    value.split(',').map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect()
+}
+
+fn parse(path: &Path) -> Result<Ticket, String> {
+    let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+    let raw = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+    let (head, text) = raw.split_once("\n---\n").ok_or(format!("{name}: no `---` line after the header"))?;
+    let mut fields = BTreeMap::new();
+    for line in head.lines().filter(|l| !l.trim().is_empty()) {
+        let (k, v) = line.split_once(':').ok_or(format!("{name}: header line without `key:`: {line}"))?;
+        fields.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    let field = |k: &str| fields.get(k).cloned().ok_or(format!("{name}: no `{k}:` line"));
+    let year = field("year")?.parse().map_err(|_| format!("{name}: year is not a number"))?;
+    let cause = field("cause")?;
+    let ticket = Ticket {
+        source: field("source")?,
+        year,
+        style: field("style")?,
+        environment: match cause.as_str() {
+            "environment" => true,
+            "not-environment" => false,
+            other => return Err(format!("{name}: cause `{other}`")),
+        },
+        expect: list(&fields.get("expect").cloned().unwrap_or_default()),
+        also: list(&fields.get("also").cloned().unwrap_or_default()),
+        text: text.to_string(),
+        name: name.clone(),
+    };
+    field("why")?;
+    Ok(ticket)
+}
+
+fn load() -> Vec<Ticket> {
+    let mut paths: Vec<_> = std::fs::read_dir(corpus_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    paths.sort();
+    let (tickets, errors): (Vec<_>, Vec<_>) = paths.iter().map(|p| parse(p)).partition(Result::is_ok);
+    let errors: Vec<String> = errors.into_iter().map(Result::unwrap_err).collect();
+    assert!(errors.is_empty(), "malformed tickets:\n{}", errors.join("\n"));
+    tickets.into_iter().map(Result::unwrap).collect()
+}
+
+fn known_codes() -> BTreeSet<String> {
+    let out = doctor().arg("rules").output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn every_ticket_is_well_formed_and_cites_its_thread() {
+    let codes = known_codes();
+    let mut problems = vec![];
+    for t in load() {
+        let mut bad = |what: String| problems.push(format!("{}: {what}", t.name));
+        if !t.source.starts_with("https://github.com/")
+            || !t.source.contains(&t.name.rsplit('-').next().unwrap().to_string())
+        {
+            bad(format!("source {} is not the GitHub thread its name gives", t.source));
+        }
+        if !(2017..=2026).contains(&t.year) {
+            bad(format!("year {}", t.year));
+        }
+        if !STYLES.contains(&t.style.as_str()) {
+            bad(format!("style `{}`", t.style));
+        }
+        for code in t.expect.iter().chain(&t.also) {
+            if !codes.contains(code) {
+                bad(format!("`{code}` is no rule of the doctor"));
+            }
+        }
+        if !t.environment && !t.expect.is_empty() {
+            bad("a not-environment ticket expects findings".into());
+        }
+        for host in REGISTRY_HOSTS {
+            if t.text.to_lowercase().contains(&host.concat()) {
+                bad("names a package registry host".into());
+            }
+        }
+        if t.text.trim().is_empty() {
+            bad("no pasted text".into());
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// What the doctor made of one ticket.
+struct Outcome {
+    diagnosed: bool,
+    false_alarms: Vec<String>,
+    codes: Vec<String>,
+}
+
+fn judge_ticket(t: &Ticket) -> Outcome {
+    let report = diagnose_text(&t.text);
+    let findings: Vec<&Value> = report["findings"].as_array().map(|a| a.iter().collect()).unwrap_or_default();
+    let with_fix = |code: &str| {
+        findings.iter().any(|f| f["code"] == code && f["fixes"].as_array().is_some_and(|x| !x.is_empty()))
+    };
+    let errors = findings.iter().filter(|f| f["severity"] == "error");
+    let false_alarms: Vec<String> = errors
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .filter(|c| !t.expect.contains(c) && !t.also.contains(c))
+        .collect();
+    let diagnosed = if t.environment {
+        !t.expect.is_empty() && t.expect.iter().all(|c| with_fix(c))
+    } else {
+        false_alarms.is_empty()
+    };
+    Outcome {
+        diagnosed,
+        false_alarms,
+        codes: findings.iter().map(|f| f["code"].as_str().unwrap().into()).collect(),
+    }
+}
+
+fn missed_list() -> BTreeSet<String> {
+    std::fs::read_to_string(corpus_dir().join("MISSED"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.split('#').next().unwrap().trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+fn share(part: usize, all: usize) -> String {
+    format!("{part}/{all} ({:.0} %)", 100.0 * part as f64 / all.max(1) as f64)
+}
+
+#[test]
+fn the_corpus_is_diagnosed_with_no_false_alarm() {
+    let tickets = load();
+    let missed = missed_list();
+    let mut by_project: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let (mut diagnosed, mut alarms, mut regressions, mut now_passing) = (0, vec![], vec![], vec![]);
+    for t in &tickets {
+        let o = judge_ticket(t);
+        let project = t.name.rsplit_once('-').unwrap().0.to_string();
+        let entry = by_project.entry(project).or_default();
+        entry.1 += 1;
+        if o.diagnosed {
+            diagnosed += 1;
+            entry.0 += 1;
+        }
+        if !o.false_alarms.is_empty() {
+            alarms.push(format!("{}: {}", t.name, o.false_alarms.join(", ")));
+        }
+        match (o.diagnosed, missed.contains(&t.name)) {
+            (false, false) => regressions.push(format!(
+                "{}: expected [{}], got [{}]",
+                t.name,
+                t.expect.join(", "),
+                o.codes.join(", ")
+            )),
+            (true, true) => now_passing.push(t.name.clone()),
+            _ => {}
+        }
+    }
+    let environment = tickets.iter().filter(|t| t.environment).count();
+    println!(
+        "corpus: {} tickets ({environment} environment, {} not)",
+        tickets.len(),
+        tickets.len() - environment
+    );
+    println!("diagnosed: {}", share(diagnosed, tickets.len()));
+    println!("false alarms: {}", alarms.len());
+    for (project, (hit, all)) in &by_project {
+        println!("  {project:<16} {}", share(*hit, *all));
+    }
+    for a in &alarms {
+        println!("  false alarm: {a}");
+    }
+    for m in &missed {
+        println!("  missed: {m}");
+    }
+    assert!(alarms.is_empty(), "false alarms:\n{}", alarms.join("\n"));
+    assert!(
+        regressions.is_empty(),
+        "no longer diagnosed (or missing from MISSED):\n{}",
+        regressions.join("\n")
+    );
+    assert!(now_passing.is_empty(), "diagnosed now; take off MISSED:\n{}", now_passing.join("\n"));
+    let unknown: Vec<_> = missed.iter().filter(|m| !tickets.iter().any(|t| &&t.name == m)).collect();
+    assert!(unknown.is_empty(), "MISSED names no ticket: {unknown:?}");
+}
