@@ -150,3 +150,81 @@ fn secrets_in_a_pasted_traceback_are_redacted_but_cpp_scopes_and_versions_stay()
         assert!(quoted.contains(kept), "{kept} was redacted: {quoted}");
     }
 }
+
+/// Each finding as (code, severity, subject): what a re-check must give back.
+fn judged(report: &serde_json::Value) -> Vec<(String, String, String)> {
+    let mut v: Vec<_> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let s = |k: &str| f[k].as_str().unwrap_or_default().to_string();
+            (s("code"), s("severity"), s("subject"))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// `report` then `diagnose` gives the verdict `check` gave, for the real
+/// test environments, as root and as users whose names are ordinary words
+/// of a report ("debian" is a distro id, "python" part of package names).
+#[test]
+fn the_report_round_trip_keeps_the_verdict_for_every_user() {
+    let venvs = [healthy_venv(), ort117_numpy2_venv(), onnx113_protobuf319_venv(), onnxruntime_gpu_venv()];
+    for user in ["root", "debian", "python", "onnx"] {
+        for venv in &venvs {
+            let run = |args: &[&str]| {
+                doctor()
+                    .env("USER", user)
+                    .env("HOME", format!("/home/{user}"))
+                    .args(args)
+                    .arg("--python")
+                    .arg(venv)
+                    .output()
+                    .unwrap()
+            };
+            let check = run(&["--format", "json", "--no-trials"]);
+            let report = run(&["report", "--no-trials"]);
+            let md = String::from_utf8(report.stdout).unwrap();
+            assert!(!md.contains("\"<user>\"") && !md.contains("<user>-"), "{user}: a value became <user>");
+            let again = doctor()
+                .args(["diagnose", "--format", "json"])
+                .write_stdin(md.as_bytes().to_vec())
+                .output()
+                .unwrap();
+            assert_eq!(check.status.code(), again.status.code(), "{user} {venv:?}");
+            assert_eq!(judged(&json(&check.stdout)), judged(&json(&again.stdout)), "{user} {venv:?}");
+        }
+    }
+}
+
+/// Five environments of 226 distributions each: the report fits an issue,
+/// says what it left out, and still re-checks to the same findings.
+#[test]
+fn a_report_of_five_big_environments_fits_an_issue() {
+    let t = tempfile::tempdir().unwrap();
+    let mut dists: Vec<String> =
+        ["torch-2.1.0+cu121", "onnxruntime-1.17.1", "numpy-2.0.1", "onnx-1.15.0", "protobuf-4.25.3"]
+            .map(String::from)
+            .to_vec();
+    dists.extend((0..220).map(|i| format!("somelongpackagenamenumber{i}-1.{i}.0")));
+    let dists: Vec<&str> = dists.iter().map(String::as_str).collect();
+    let envs: Vec<_> =
+        (0..5).map(|i| metadata_env(&t.path().join(format!("env{i}")), "3.11.9", &dists)).collect();
+    let run = |args: &[&str]| {
+        let mut cmd = doctor();
+        cmd.arg("--fast").args(args);
+        for e in &envs {
+            cmd.arg("--python").arg(e);
+        }
+        cmd.output().unwrap()
+    };
+    let check = run(&["--format", "json"]);
+    let md = String::from_utf8(run(&["--format", "markdown"]).stdout).unwrap();
+    assert!(md.chars().count() <= 65_536, "{} characters", md.chars().count());
+    assert!(md.contains("leaves out 1100 installed distributions"), "says what it left out");
+    let again =
+        doctor().args(["diagnose", "--format", "json"]).write_stdin(md.into_bytes()).output().unwrap();
+    assert_eq!(judged(&json(&check.stdout)), judged(&json(&again.stdout)));
+}

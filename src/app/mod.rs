@@ -303,7 +303,7 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
     // Secrets go before any renderer sees the report: a value is found as it
     // is, not as JSON or Markdown escaped it.
     let report = match &redactor {
-        Some(r) => report.map_strings(false, &|v| r.apply(v)),
+        Some(r) => report.map_strings_in(false, &|field, v| r.apply_field(field, v)),
         None => report,
     };
     let rendered = match format {
@@ -319,15 +319,18 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
             text::render(&report, matrix, look, code)
         }
     };
+    // Renderers only add fixed words to values redacted above; this pass
+    // catches what they derive from the host, and never user or host names,
+    // which are ordinary words in a rendered report ("root", "debian").
     let rendered = match &redactor {
-        Some(r) => r.apply(&rendered),
+        Some(r) => r.apply_rendered(&rendered),
         None => rendered,
     };
     emit(s.output.as_deref(), &rendered)?;
     if let Some(path) = &s.json {
         let json = serde_json::to_string_pretty(&report).expect("a report serialises") + "\n";
         let json = match s.redacts(Format::Json).then(|| Redactor::new(&host, &report.snapshot)) {
-            Some(r) => r.apply(&json),
+            Some(r) => r.apply_rendered(&json),
             None => json,
         };
         emit(Some(path), &json)?;
@@ -337,7 +340,7 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
         // public repository, so redacted unless asked not to be.
         let summary = markdown::render(&report, matrix, code);
         let summary = match s.redacts(Format::Markdown) {
-            true => Redactor::new(&host, &report.snapshot).apply(&summary),
+            true => Redactor::new(&host, &report.snapshot).apply_rendered(&summary),
             false => summary,
         };
         terminal::append_step_summary(&summary)?;

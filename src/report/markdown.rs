@@ -12,8 +12,57 @@ use super::{Report, overview};
 use crate::escape::{code_block, code_span, markdown_cell, markdown_text};
 use crate::matrix::Matrix;
 
+/// GitHub refuses an issue body or comment over 65,536 characters; the
+/// report stays under it with room for redaction's placeholders.
+pub const MAX_CHARS: usize = 64_000;
+
+/// How much a report too long for an issue leaves out, least useful first.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Cut {
+    Nothing,
+    /// The snapshot on one line, and of the distributions the matrix does
+    /// not watch only their names and versions (all the checks read).
+    CompactSnapshot,
+    /// The Facts tables, which the snapshot holds too.
+    Facts,
+    /// The lines each finding was seen on.
+    Evidence,
+    /// The snapshot itself.
+    Snapshot,
+}
+
+const CUTS: [Cut; 5] = [Cut::Nothing, Cut::CompactSnapshot, Cut::Facts, Cut::Evidence, Cut::Snapshot];
+
 pub fn render(report: &Report, matrix: &Matrix, exit_code: u8) -> String {
     let mut out = String::new();
+    for cut in CUTS {
+        out = render_cut(report, matrix, exit_code, cut);
+        if out.chars().count() <= MAX_CHARS {
+            break;
+        }
+    }
+    out
+}
+
+fn render_cut(report: &Report, matrix: &Matrix, exit_code: u8, cut: Cut) -> String {
+    let mut out = String::new();
+    header(&mut out, report, exit_code);
+    findings(&mut out, report, cut);
+    plans(&mut out, report);
+    if cut >= Cut::Facts {
+        let _ = writeln!(
+            out,
+            "### Facts\n\nLeft out to fit an issue's 65,536 characters{}; `onnx-doctor --format json` prints everything.\n",
+            if cut >= Cut::Snapshot { ", with the snapshot" } else { "; the snapshot below holds them" }
+        );
+    } else {
+        facts(&mut out, report, matrix);
+    }
+    snapshot(&mut out, report, matrix, cut);
+    out
+}
+
+fn header(out: &mut String, report: &Report, exit_code: u8) {
     let s = &report.summary;
     let _ = writeln!(out, "## onnx-doctor report\n");
     let _ = writeln!(
@@ -32,6 +81,9 @@ pub fn render(report: &Report, matrix: &Matrix, exit_code: u8) -> String {
             report.matrix.version
         );
     }
+}
+
+fn findings(out: &mut String, report: &Report, cut: Cut) {
     if report.findings.is_empty() {
         let _ = writeln!(out, "No findings.\n");
     } else {
@@ -47,7 +99,7 @@ pub fn render(report: &Report, matrix: &Matrix, exit_code: u8) -> String {
         if !f.fixes.is_empty() {
             let _ = writeln!(out, "Fix:\n\n{}\n", code_block("sh", &f.fixes.join("\n")));
         }
-        if !f.evidence.is_empty() {
+        if !f.evidence.is_empty() && cut < Cut::Evidence {
             let _ = writeln!(
                 out,
                 "<details><summary>What was seen</summary>\n\n{}\n\n</details>\n",
@@ -60,6 +112,9 @@ pub fn render(report: &Report, matrix: &Matrix, exit_code: u8) -> String {
             f.sources.iter().map(|u| source_link(u)).collect::<Vec<_>>().join(", ")
         );
     }
+}
+
+fn plans(out: &mut String, report: &Report) {
     for plan in report.fix_plan.iter().filter(|p| !p.conflicts.is_empty() || p.steps.len() > 1) {
         let subject = plan.subject.as_deref().map_or("this machine".to_string(), code_span);
         let _ = writeln!(out, "### Fix all at once in {subject}\n");
@@ -78,6 +133,9 @@ pub fn render(report: &Report, matrix: &Matrix, exit_code: u8) -> String {
         }
         out.push('\n');
     }
+}
+
+fn facts(out: &mut String, report: &Report, matrix: &Matrix) {
     let _ = writeln!(out, "### Facts\n");
     for section in overview(report, matrix) {
         let _ = writeln!(out, "<details><summary>{}</summary>\n", markdown_cell(&section.title));
@@ -93,13 +151,34 @@ pub fn render(report: &Report, matrix: &Matrix, exit_code: u8) -> String {
         }
         let _ = writeln!(out, "\n</details>\n");
     }
-    let json = serde_json::to_string_pretty(&report.snapshot).unwrap_or_default();
+}
+
+fn snapshot(out: &mut String, report: &Report, matrix: &Matrix, cut: Cut) {
+    if cut >= Cut::Snapshot {
+        let _ = writeln!(
+            out,
+            "The snapshot was left out to fit an issue; attach `onnx-doctor --format json > report.json` for a re-check."
+        );
+        return;
+    }
+    let json = if cut >= Cut::CompactSnapshot {
+        let mut snapshot = report.snapshot.clone();
+        let left_out = snapshot.trim_unwatched(&matrix.packages);
+        if left_out > 0 {
+            let _ = writeln!(
+                out,
+                "To fit an issue, the snapshot leaves out {left_out} installed distributions that no check reads.\n"
+            );
+        }
+        serde_json::to_string(&snapshot).unwrap_or_default()
+    } else {
+        serde_json::to_string_pretty(&report.snapshot).unwrap_or_default()
+    };
     let _ = writeln!(
         out,
         "<details><summary>Snapshot (re-check with <code>onnx-doctor --snapshot FILE</code>)</summary>\n\n{}\n\n</details>",
         code_block("json", &crate::escape::json_text(&json))
     );
-    out
 }
 
 /// An autolink for a source URL; anything that is not a plain URL is text.

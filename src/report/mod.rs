@@ -197,20 +197,37 @@ impl Report {
     /// reads as a report (it cannot happen for the mappings here) falls back
     /// to the report as it was.
     pub fn map_strings(&self, keys: bool, f: &dyn Fn(&str) -> String) -> Report {
-        fn walk(v: serde_json::Value, keys: bool, f: &dyn Fn(&str) -> String) -> serde_json::Value {
+        self.map_strings_in(keys, &|_, s| f(s))
+    }
+
+    /// Like [`Report::map_strings`], with the name of the field each string
+    /// is the value of (or an element of), so that identifiers (`distro_id`,
+    /// `code`) can be left as they are.
+    pub fn map_strings_in(&self, keys: bool, f: &dyn Fn(Option<&str>, &str) -> String) -> Report {
+        fn walk(
+            v: serde_json::Value,
+            field: Option<&str>,
+            keys: bool,
+            f: &dyn Fn(Option<&str>, &str) -> String,
+        ) -> serde_json::Value {
             use serde_json::Value;
             match v {
-                Value::String(s) => Value::String(f(&s)),
-                Value::Array(a) => Value::Array(a.into_iter().map(|x| walk(x, keys, f)).collect()),
+                Value::String(s) => Value::String(f(field, &s)),
+                Value::Array(a) => Value::Array(a.into_iter().map(|x| walk(x, field, keys, f)).collect()),
                 Value::Object(o) => Value::Object(
-                    o.into_iter().map(|(k, x)| (if keys { f(&k) } else { k }, walk(x, keys, f))).collect(),
+                    o.into_iter()
+                        .map(|(k, x)| {
+                            let x = walk(x, Some(&k), keys, f);
+                            (if keys { f(None, &k) } else { k }, x)
+                        })
+                        .collect(),
                 ),
                 other => other,
             }
         }
         serde_json::to_value(self)
             .ok()
-            .and_then(|v| serde_json::from_value(walk(v, keys, f)).ok())
+            .and_then(|v| serde_json::from_value(walk(v, None, keys, f)).ok())
             .unwrap_or_else(|| self.clone())
     }
 

@@ -115,9 +115,13 @@ impl Redactor {
         }
         names.sort();
         names.dedup();
+        let vocabulary = report_words(snapshot);
         for (name, placeholder) in names {
-            // Short names ("a", "ci") would eat ordinary words.
+            // Short names ("a", "ci") would eat ordinary words; account
+            // names that are the report's own words ("root", "python",
+            // "onnx") identify nobody and would wreck it.
             if name.len() >= 3
+                && !(placeholder == "<user>" && vocabulary.contains(&name.to_ascii_lowercase()))
                 && let Ok(re) = Regex::new(&format!(r"\b{}\b", regex::escape(&name)))
             {
                 words.push((re, placeholder.to_string()));
@@ -128,7 +132,32 @@ impl Redactor {
         Self { literals, words, versions }
     }
 
+    /// Redacts one string of the report, the value of `field`. Fields that
+    /// hold identifiers the doctor chose (`distro_id: debian`, a rule's
+    /// code) keep their value even when it is also a user's name.
+    pub fn apply_field(&self, field: Option<&str>, value: &str) -> String {
+        match field {
+            Some(f) if IDENTIFIERS.contains(&f) => self.apply_except_words(value),
+            _ => self.apply(value),
+        }
+    }
+
+    /// Redacts rendered output whose values [`Redactor::apply_field`]
+    /// already redacted: everything but user and host names, which in
+    /// rendered text are as likely JSON keys or ordinary words.
+    pub fn apply_rendered(&self, text: &str) -> String {
+        self.apply_except_words(text)
+    }
+
     pub fn apply(&self, text: &str) -> String {
+        let mut out = self.apply_except_words(text);
+        for (re, placeholder) in &self.words {
+            out = re.replace_all(&out, placeholder.as_str()).into_owned();
+        }
+        out
+    }
+
+    fn apply_except_words(&self, text: &str) -> String {
         let mut out = text.to_string();
         for (value, placeholder) in &self.literals {
             out = out.replace(value, placeholder);
@@ -173,12 +202,27 @@ impl Redactor {
                 if scope { m.as_str().to_string() } else { "<ip>".to_string() }
             })
             .into_owned();
-        for (re, placeholder) in &self.words {
-            out = re.replace_all(&out, placeholder.as_str()).into_owned();
-        }
         out
     }
 }
+
+/// Fields whose values are identifiers, never personal data.
+const IDENTIFIERS: &[&str] = &[
+    "distro_id",
+    "code",
+    "severity",
+    "components",
+    "kind",
+    "mode",
+    "status",
+    "state",
+    "fact",
+    "outcome",
+    "name",
+    "package",
+    "module",
+    "version",
+];
 
 /// Whether the text before a dotted quad names it as a version, as a paste
 /// that is not in the snapshot does: `TensorRT 8.6.1.6`, `cudnn==8.9.2.26`,
@@ -193,6 +237,47 @@ fn named_version(before: &str) -> bool {
     let word = &word[word.rfind(|c: char| !c.is_alphanumeric()).map_or(0, |i| i + 1)..];
     let word = word.to_ascii_lowercase();
     NAMES.iter().any(|n| word.contains(n))
+}
+
+/// Words a report is made of that are also account names: the generic
+/// accounts of images and CI, the doctor's own words, and every
+/// distribution installed.
+fn report_words(s: &Snapshot) -> BTreeSet<String> {
+    const ACCOUNTS: &[&str] = &[
+        "root",
+        "admin",
+        "user",
+        "ubuntu",
+        "debian",
+        "centos",
+        "fedora",
+        "python",
+        "python3",
+        "jovyan",
+        "runner",
+        "builder",
+        "docker",
+        "app",
+        "vscode",
+        "codespace",
+        "nvidia",
+        "cuda",
+        "ec2-user",
+        "onnx",
+        "doctor",
+        "torch",
+        "onnxruntime",
+        "tensorrt",
+        "numpy",
+        "protobuf",
+    ];
+    let mut words: BTreeSet<String> = ACCOUNTS.iter().map(|w| (*w).to_string()).collect();
+    for env in &s.pythons {
+        if let Some(dists) = env.distributions.found() {
+            words.extend(dists.iter().map(|d| d.name.clone()));
+        }
+    }
+    words
 }
 
 /// Every version string in the snapshot, so that `8.9.2.26` stays.

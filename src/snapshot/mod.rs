@@ -79,6 +79,41 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// Leaves out what no check reads, to make a report shorter:
+    /// distributions the matrix does not watch and no watched one requires
+    /// (NVIDIA's library wheels stay), the location and installer of the
+    /// unwatched ones kept, and requirements that only apply with an extra.
+    /// Returns how many distributions were left out.
+    pub fn trim_unwatched(&mut self, watched: &std::collections::BTreeSet<String>) -> usize {
+        let mut left_out = 0;
+        for env in &mut self.pythons {
+            let Probed::Found(dists) = &mut env.distributions else { continue };
+            for d in dists.iter_mut() {
+                d.requires.retain(|r| !r.contains("extra =="));
+            }
+            let required: std::collections::BTreeSet<String> = dists
+                .iter()
+                .filter(|d| watched.contains(&d.name))
+                .flat_map(|d| &d.requires)
+                .map(|r| {
+                    normalize_name(
+                        r.split([' ', '<', '>', '=', '!', '~', ';', '[', '(']).next().unwrap_or(""),
+                    )
+                })
+                .collect();
+            let before = dists.len();
+            dists.retain(|d| {
+                watched.contains(&d.name) || required.contains(&d.name) || d.name.starts_with("nvidia-")
+            });
+            left_out += before - dists.len();
+            for d in dists.iter_mut().filter(|d| !watched.contains(&d.name)) {
+                d.location = PathBuf::new();
+                d.installer = None;
+            }
+        }
+        left_out
+    }
+
     /// A snapshot in which nothing has been probed yet: every part says so.
     pub fn new(probed_by: impl Into<String>, mode: ProbeMode) -> Self {
         Self {
@@ -376,7 +411,9 @@ pub struct Distribution {
     /// The normalised name (`onnxruntime-gpu`).
     pub name: String,
     pub version: Ver,
-    /// The site directory that holds it.
+    /// The site directory that holds it; empty when a report left it out
+    /// (only the watched packages' locations are read by the checks).
+    #[serde(default, skip_serializing_if = "is_empty_path")]
     pub location: PathBuf,
     /// Unconditional and marker-guarded `Requires-Dist` lines, verbatim.
     /// Read only for the packages the matrix watches.
@@ -514,6 +551,10 @@ impl PythonEnv {
     }
 }
 
+fn is_empty_path(p: &std::path::Path) -> bool {
+    p.as_os_str().is_empty()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -533,3 +574,4 @@ mod tests {
         assert_eq!(serde_json::from_str::<Probed<String>>(&json).unwrap(), p);
     }
 }
+
