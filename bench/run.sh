@@ -128,6 +128,23 @@ for mb in (10, 100):
     subprocess.run([doctor, "diagnose", path, "--format", "json", "-o", "/dev/null"])
     print(f"{mb} MB paste: {time.perf_counter() - t:.3f}")
     os.remove(path)
+# A long training log: every line distinct, so nothing is skipped as already
+# read; the real pastes come at its end.
+for mb in (10, 100):
+    path = os.path.join(work, f"log{mb}.txt")
+    with open(path, "w") as f:
+        i, size = 0, 0
+        while size < mb * 1024 * 1024:
+            line = (f"epoch {i // 1000} step {i} loss {1 / (i + 1):.6f} lr {3e-4 * 0.999 ** (i % 5000):.3e} "
+                    f"grad_norm {(i * 7919) % 10007 / 997:.4f} tokens/s {12000 + i % 977} mem {i % 81}.2GiB\n")
+            f.write(line)
+            size += len(line)
+            i += 1
+        f.write(src)
+    t = time.perf_counter()
+    subprocess.run([doctor, "diagnose", path, "--format", "json", "-o", "/dev/null"])
+    print(f"{mb} MB log of distinct lines: {time.perf_counter() - t:.3f}")
+    os.remove(path)
 PY
 
 # The model check on ~2 GB models (writes 4 GB to a temporary directory;

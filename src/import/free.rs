@@ -70,12 +70,25 @@ const FIELDS: &[(&str, Field)] = &[
 /// `**TensorRT Version**` → `tensorrt`: markup, notes in parentheses,
 /// "version" and case removed.
 fn normalize_key(key: &str) -> String {
-    let mut k: String = key.chars().filter(|c| !matches!(c, '*' | '`' | '_' | '#')).collect();
-    if let Some(open) = k.find('(') {
-        k.truncate(open);
+    let head = key.split('(').next().unwrap_or_default();
+    let mut k = String::with_capacity(head.len());
+    let mut word = String::new();
+    for w in head.split_whitespace() {
+        word.clear();
+        word.extend(
+            w.chars().filter(|c| !matches!(c, '*' | '`' | '_' | '#')).map(|c| c.to_ascii_lowercase()),
+        );
+        if word.contains("version") || word.contains("used") {
+            word = word.replace("version", "").replace("used", "");
+        }
+        if !word.is_empty() {
+            if !k.is_empty() {
+                k.push(' ');
+            }
+            k.push_str(&word);
+        }
     }
-    let k = k.to_ascii_lowercase().replace("version", "").replace("used", "");
-    k.split_whitespace().collect::<Vec<_>>().join(" ")
+    k
 }
 
 fn first_version(value: &str) -> Option<&str> {
@@ -83,6 +96,10 @@ fn first_version(value: &str) -> Option<&str> {
 }
 
 fn known_field(key: &str) -> Option<Field> {
+    // Every key the templates use is short; a long one is a sentence.
+    if key.len() > 64 {
+        return None;
+    }
     let key = normalize_key(key);
     FIELDS.iter().find(|(k, _)| *k == key).map(|&(_, f)| f)
 }
@@ -159,6 +176,10 @@ fn gpu_name(value: &str) -> &str {
 /// `cu121` → `12.1`, `cu118` → `11.8`, `cu92` → `9.2`.
 fn cuda_tag(s: &str) -> Option<String> {
     static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)(?:\b|\+)cu(\d{2,3})\b").unwrap());
+    if !s.as_bytes().windows(2).any(|w| w[0].eq_ignore_ascii_case(&b'c') && w[1].eq_ignore_ascii_case(&b'u'))
+    {
+        return None;
+    }
     let digits = TAG.captures(s)?.get(1)?.as_str();
     let (major, minor) = digits.split_at(digits.len() - 1);
     Some(format!("{major}.{minor}"))
@@ -188,6 +209,10 @@ pub fn image(line: &str, c: &mut Collector) -> bool {
     });
     static CUDA: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"\bnvidia/cuda:(\d+\.\d+(?:\.\d+)?)(?:-cudnn(\d+))?").unwrap());
+    // Most lines name no image: skip them without running a regex.
+    if !line.contains("pytorch/pytorch:") && !line.contains("nvidia/cuda:") {
+        return false;
+    }
     if let Some(m) = TORCH.captures(line) {
         c.fact(Key::TorchVersion, &m[1]);
         c.dist("torch", &m[1]);

@@ -51,13 +51,53 @@ pub fn clean(raw: &str, max: usize) -> &str {
     line
 }
 
-static PIP_FREEZE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*==\s*([0-9][^\s;,]*)$").unwrap()
-});
-static BRACKET_PKG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\[(pip3?|conda)\]\s+([A-Za-z0-9][A-Za-z0-9._-]*)(?:==|\s+)([0-9][^\s]*)(?:\s+(\S+))?")
-        .unwrap()
-});
+/// A distribution name as pip and conda print it.
+fn is_dist_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+/// `name==version` (pip freeze), with optional `[extras]`.
+fn pip_freeze(line: &str) -> Option<(&str, &str)> {
+    let (name, version) = line.split_once("==")?;
+    let name = name.trim_end();
+    let name = match name.split_once('[') {
+        Some((n, extras)) if extras.ends_with(']') => n,
+        Some(_) => return None,
+        None => name,
+    };
+    let version = version.trim_start();
+    let ok = is_dist_name(name)
+        && version.starts_with(|c: char| c.is_ascii_digit())
+        && !version.contains(|c: char| c.is_whitespace() || c == ';' || c == ',');
+    ok.then_some((name, version))
+}
+
+/// `[pip3] torch==2.1.0` or `[conda] pytorch 2.1.0 py3.10_cuda12.1_cudnn8.9.2_0 pytorch`:
+/// (manager, name, version, build).
+fn bracketed(line: &str) -> Option<(&str, &str, &str, Option<&str>)> {
+    let (manager, rest) = ["pip3", "pip", "conda"]
+        .into_iter()
+        .find_map(|m| line.strip_prefix('[')?.strip_prefix(m)?.strip_prefix(']').map(|r| (m, r)))?;
+    let rest = rest.strip_prefix(char::is_whitespace)?.trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+        .unwrap_or(rest.len());
+    let (name, rest) = rest.split_at(end);
+    let rest = match rest.strip_prefix("==") {
+        Some(r) => r,
+        None => rest.strip_prefix(char::is_whitespace)?.trim_start(),
+    };
+    let mut tokens = rest.split_whitespace();
+    let version = tokens.next()?;
+    (is_dist_name(name) && version.starts_with(|c: char| c.is_ascii_digit())).then_some((
+        manager,
+        name,
+        version,
+        tokens.next(),
+    ))
+}
+
 static SMI_DRIVER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"Driver Version:\s*([0-9][0-9.]*)").unwrap());
 static SMI_CUDA: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"CUDA Version:\s*([0-9][0-9.]*)").unwrap());
@@ -181,16 +221,16 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
     if line.starts_with('#') && line.contains("Name") && line.contains("Version") && line.contains("Build") {
         return Mode::CondaList;
     }
-    if let Some(m) = BRACKET_PKG.captures(line) {
-        if &m[1] == "conda" {
-            conda_package(c, &m[2], &m[3], m.get(4).map(|b| b.as_str()));
+    if let Some((manager, name, version, build)) = bracketed(line) {
+        if manager == "conda" {
+            conda_package(c, name, version, build);
         } else {
-            c.dist(&m[2], &m[3]);
+            c.dist(name, version);
         }
         return Mode::Prose;
     }
-    if let Some(m) = PIP_FREEZE.captures(line) {
-        c.dist(&m[1], &m[2]);
+    if let Some((name, version)) = pip_freeze(line) {
+        c.dist(name, version);
         return Mode::Prose;
     }
     if line.contains("Driver Version:") {
@@ -202,7 +242,7 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         }
         return Mode::Prose;
     }
-    if let Some(m) = SMI_ROW.captures(line) {
+    if let Some(m) = line.starts_with('|').then(|| SMI_ROW.captures(line)).flatten() {
         let name = m[2].trim();
         // Skip the header row ("GPU  Name  Persistence-M").
         if !name.contains("Persistence") && !name.starts_with("Name") {
@@ -210,11 +250,11 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         }
         return Mode::Prose;
     }
-    if let Some(m) = SMI_L.captures(line) {
+    if let Some(m) = line.starts_with("GPU ").then(|| SMI_L.captures(line)).flatten() {
         c.gpu(m[1].parse().unwrap_or(0), &m[2], m.get(3).map(|u| u.as_str()));
         return Mode::Prose;
     }
-    if let Some(m) = NVCC.captures(line) {
+    if let Some(m) = line.contains("Cuda compilation tools").then(|| NVCC.captures(line)).flatten() {
         c.fact(Key::CudaToolkit, m.get(2).map_or(&m[1], |v| v.as_str()));
         return Mode::Prose;
     }

@@ -23,6 +23,8 @@ use crate::version::Ver;
 /// The longest line we look at; the rest of a longer one is ignored.
 const MAX_LINE: usize = 4096;
 /// Error lines kept in the snapshot.
+/// Distinct lines remembered as read, which bounds the memory it takes.
+const MAX_REMEMBERED_LINES: usize = 200_000;
 const MAX_ERROR_LINES: usize = 200;
 
 /// Builds a snapshot from pasted text. A doctor report (JSON, or Markdown
@@ -35,6 +37,9 @@ pub fn import(text: &str, matrix: &Matrix) -> Snapshot {
     let set = matrix.signature_set();
     let mut c = Collector::default();
     let mut mode = lines::Mode::Prose;
+    // Lines read outside any block: reading one again states nothing new
+    // (the first statement of a fact wins), and logs repeat lines a lot.
+    let mut read_once: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for (i, raw) in text.split('\n').enumerate() {
         c.lines = i + 1;
         let line = lines::clean(raw, MAX_LINE);
@@ -44,10 +49,17 @@ pub fn import(text: &str, matrix: &Matrix) -> Snapshot {
             }
             continue;
         }
+        let outside = mode == lines::Mode::Prose;
+        if outside && read_once.contains(line) {
+            continue;
+        }
         if c.error_lines.len() < MAX_ERROR_LINES && set.is_match(line) {
             c.error_lines.push(PastedLine { line: i + 1, text: line.to_string() });
         }
         mode = lines::read(line, mode, &mut c);
+        if outside && mode == lines::Mode::Prose && read_once.len() < MAX_REMEMBERED_LINES {
+            read_once.insert(line);
+        }
     }
     c.glibc_from_os(matrix);
     c.settle_guesses();
@@ -139,6 +151,13 @@ impl Collector {
                 self.facts.push(PastedFact { fact: key.name(), value: value.into(), line, guessed: false });
                 self.values.insert(key, (value.into(), line));
             }
+            // A value already recorded as it is written: nothing to compare.
+            Some((first, _)) if first == value => {}
+            Some(_)
+                if self
+                    .conflicts
+                    .get(&key)
+                    .is_some_and(|e| e.len() >= MAX_CONFLICTING || e.iter().any(|(v, _)| v == value)) => {}
             Some((first, first_line)) if !same_value(first, value) => {
                 let first = (first.clone(), *first_line);
                 let entry = self.conflicts.entry(key.clone()).or_insert_with(|| vec![first]);
@@ -159,6 +178,15 @@ impl Collector {
     /// Records an installed distribution.
     pub(crate) fn dist(&mut self, name: &str, version: &str) {
         let name = normalize_name(name);
+        // A long paste repeats its lines: a distribution seen with this very
+        // version needs no parsing again.
+        let key = Key::Dist(name.clone());
+        let version_text = version.trim();
+        if self.values.get(&key).is_some_and(|(v, _)| v == version_text)
+            || self.conflicts.get(&key).is_some_and(|e| e.iter().any(|(v, _)| v == version_text))
+        {
+            return;
+        }
         let v = Ver::new(version.trim());
         if name.is_empty() || v.parsed().is_none() {
             return;

@@ -574,4 +574,3 @@ mod tests {
         assert_eq!(serde_json::from_str::<Probed<String>>(&json).unwrap(), p);
     }
 }
-
