@@ -510,3 +510,47 @@ fn a_version_in_a_sentence_does_not_add_a_second_onnxruntime() {
     );
     assert!(dists(&refused).is_empty(), "pip refused it: not installed");
 }
+
+#[test]
+fn an_ngc_image_or_a_jetpack_release_tells_the_stack_it_ships() {
+    // What each release ships comes from matrix/platforms.yaml, as guesses
+    // tied to the line that named it.
+    let r = diagnose_text("FROM nvcr.io/nvidia/pytorch:20.02-py3\nRUN pip install onnx\n");
+    for (name, value) in [
+        ("torch", "1.4.0a0+a5b4d78"),
+        ("cuda.toolkit", "10.2.89"),
+        ("python", "3.6"),
+        ("os", "Ubuntu 18.04"),
+        ("glibc", "2.27"),
+    ] {
+        assert_eq!(fact(&r, name), Some((value.to_string(), 1)), "{name}: {:?}", facts(&r));
+    }
+    assert!(read_facts(&r).iter().all(|(_, _, guessed)| *guessed), "{:?}", read_facts(&r));
+    assert!(!r["findings"].as_array().unwrap().iter().any(|f| f["severity"] == "error"), "{}", r["findings"]);
+
+    // The TensorRT image of a release ships its TensorRT and cuDNN, not torch;
+    // a Python the paste states wins over the release's.
+    let r = diagnose_text("image: nvcr.io/nvidia/tensorrt:21.10-py3\nPython version: 3.8.10\n");
+    assert_eq!(fact(&r, "tensorrt").unwrap().0, "8.0.3.4");
+    assert_eq!(fact(&r, "cudnn").unwrap().0, "8.2.4.15");
+    assert_eq!(fact(&r, "python").unwrap().0, "3.8.10");
+    assert!(fact(&r, "torch").is_none());
+
+    // JetPack by name, by L4T release, and as /etc/nv_tegra_release says it.
+    for paste in [
+        "- JetPack: 5.1\n",
+        "Jetson AGX Orin, L4T R35.2.1\n",
+        "# R35 (release), REVISION: 2.1, GCID: 32827747, BOARD: t186ref, EABI: aarch64\n",
+        "FROM nvcr.io/nvidia/l4t-base:r35.2.1\n",
+    ] {
+        let r = diagnose_text(paste);
+        for (name, value) in
+            [("cuda.toolkit", "11.4"), ("cudnn", "8.6.0"), ("tensorrt", "8.5.2"), ("arch", "aarch64")]
+        {
+            assert_eq!(fact(&r, name).map(|f| f.0), Some(value.to_string()), "{paste}: {name}");
+        }
+    }
+    // A release the matrix does not list states nothing.
+    let r = diagnose_text("JetPack 9.9 on an Orin\nnvcr.io/nvidia/pytorch:19.13-py3\n");
+    assert!(facts(&r).is_empty(), "{:?}", facts(&r));
+}

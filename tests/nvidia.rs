@@ -211,7 +211,11 @@ fn driver_470_with_a_cuda_12_1_torch_is_too_old() {
         f["message"],
         "torch 2.1.0+cu121 is built for CUDA 12.1, which needs an NVIDIA driver >= 525.60.13; this machine has 470.82.01"
     );
-    assert!(f["fixes"][0].as_str().unwrap().contains("driver 470.82.01 supports"), "{f:#}");
+    // The first fix is the newest CUDA build of the same torch this driver
+    // runs; the generic advice follows it.
+    let first = f["fixes"][0].as_str().unwrap();
+    assert!(first.contains("\"torch==2.1.0+cu118\"") && first.contains("/whl/cu118"), "{f:#}");
+    assert!(f["fixes"][1].as_str().unwrap().contains("driver 470.82.01 supports"), "{f:#}");
     // One floor-crossing finding, not the compatibility warning as well.
     assert!(!finding_codes(&report).contains(&"driver-below-cuda-toolkit-driver".to_string()));
 }

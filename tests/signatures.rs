@@ -206,6 +206,56 @@ const SAMPLES: &[(&str, &str, &str)] = &[
         "CUDA_PATH is set and CUDA was loaded",
     ),
     (
+        "error-tensorrt-unsupported-sm",
+        "[04/25/2024-15:52:54] [TRT] [E] 1: [caskUtils.cpp::trtSmToCask::193] Error Code 1: Internal Error (Unsupported SM: 0x601)",
+        "Supported SM: 0x601",
+    ),
+    (
+        "error-tensorrt-bindings-missing",
+        "ModuleNotFoundError: No module named 'tensorrt_bindings'",
+        "No module named 'tensorrt'",
+    ),
+    (
+        "error-cuda-provider-failed-to-load",
+        "Error loading \"C:\\venv\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll\" which depends on \"cublasLt64_12.dll\" which is missing. (Error 126)",
+        "onnxruntime_providers_cuda.dll loaded",
+    ),
+    (
+        "error-torchvision-from-torch-hub",
+        "model = torch.hub.load(\"pytorch/vision\", \"alexnet\", weights=\"IMAGENET1K_V1\")",
+        "model = torch.hub.load(\"ultralytics/yolov5\", \"yolov5s\")",
+    ),
+    (
+        "error-protobuf-runtime-version",
+        "ImportError: cannot import name 'runtime_version' from 'google.protobuf' (/x/site-packages/google/protobuf/__init__.py)",
+        "from google.protobuf import runtime_version as _runtime_version",
+    ),
+    (
+        "error-libprotobuf-missing",
+        "ImportError: dlopen(/x/onnx_cpp2py_export.cpython-38-darwin.so, 2): Library not loaded: @rpath/libprotobuf.20.dylib",
+        "Library not loaded: @rpath/libonnx.dylib",
+    ),
+    (
+        "error-gpu-library-missing",
+        "ValueError: libnvrtc.so.*[0-9].*[0-9] not found in the system path ['/x/site-packages']",
+        "libnvrtc.so.12 found in the system path",
+    ),
+    (
+        "error-onnx-export-aten",
+        "RuntimeError: Exporting the operator hardswish to ONNX opset version 12 is not supported. Please open a bug to request ONNX export support for the missing operator.",
+        "Exporting the operator hardswish to ONNX opset version 14",
+    ),
+    (
+        "error-dll-load-failed",
+        "OSError: [WinError 126] The specified module could not be found. Error loading \"C:\\x\\torch\\lib\\fbgemm.dll\" or one of its dependencies.",
+        "Loaded \"fbgemm.dll\" and its dependencies",
+    ),
+    (
+        "error-torch-export-opset-unsupported",
+        "ONNX: export failure  0.1s: Unsupported ONNX opset version: 17",
+        "ONNX: export success  2.1s, saved as best.onnx (opset 17)",
+    ),
+    (
         "error-libstdcxx-too-old",
         "ImportError: /lib64/libstdc++.so.6: version `GLIBCXX_3.4.20' not found (required by /x/onnxruntime_pybind11_state.so)",
         "GLIBCXX_3.4.20 found",

@@ -314,6 +314,14 @@ impl<'a> Facts<'a> {
                 .first_installed(&self.matrix.distributions_of(name))
                 .map_or(Fact::Absent, |d| Fact::Text(d.name.clone()));
         }
+        // Who installed it: pip's wheels and conda's builds support
+        // different Pythons.
+        if attr == "installer" {
+            return env
+                .first_installed(&self.matrix.distributions_of(name))
+                .and_then(|d| d.installer.clone())
+                .map_or(Fact::Absent, Fact::Text);
+        }
         // A trial that did not run (no import, --no-trials, --fast, a paste)
         // is simply not there: rules that need one stay quiet.
         if attr.starts_with("trial_") {

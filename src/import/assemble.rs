@@ -101,7 +101,9 @@ impl Collector {
             location: PathBuf::from("(pasted)"),
             requires: Vec::new(),
             shadowed: Vec::new(),
-            installer: None,
+            // A conda build is made per Python by its channel: what pip's
+            // wheels support says nothing of it.
+            installer: self.from_conda.contains(name).then(|| "conda".to_string()),
         };
         let mut dists: Vec<Distribution> =
             self.dists.iter().map(|(n, (v, _))| pasted(n, v.clone())).collect();

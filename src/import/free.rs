@@ -12,6 +12,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{Collector, Key, is_none_word};
+use crate::matrix::Platform;
 
 /// A version as people write it: `2.2.0`, `v1.17.1`, `2.2.0+cu121`,
 /// `2.2.0a0+81ea7a4`, `8.9.7.29`, `12.1`; not a bare integer.
@@ -91,10 +92,6 @@ fn normalize_key(key: &str) -> String {
     k
 }
 
-fn first_version(value: &str) -> Option<&str> {
-    VERSION.captures(value).map(|m| m.get(1).expect("group 1").as_str())
-}
-
 fn known_field(key: &str) -> Option<Field> {
     // Every key the templates use is short; a long one is a sentence.
     if key.len() > 64 {
@@ -112,17 +109,20 @@ pub fn heading(line: &str) -> Option<Field> {
 }
 
 /// A hand-written field; true when its key is one the doctor knows.
+/// Returns false when the key is not a known field, or its value states
+/// no version where one belongs (a log line that happens to start with
+/// "ONNX:"): then the line is read as a sentence.
 pub fn field(key: &str, value: &str, c: &mut Collector) -> bool {
     let Some(what) = known_field(key) else { return false };
-    field_value(what, value, c);
-    true
+    field_value(what, value, c)
 }
 
-/// Records what a field's value states.
-pub fn field_value(what: Field, value: &str, c: &mut Collector) {
+/// Records what a field's value states; false when a version field
+/// holds none.
+pub fn field_value(what: Field, value: &str, c: &mut Collector) -> bool {
     let value = value.trim().trim_matches(|ch| matches!(ch, '*' | '`' | '"' | '\'')).trim();
     if is_none_word(value) || value.eq_ignore_ascii_case("unknown") || value == "-" {
-        return;
+        return true;
     }
     match what {
         Field::Gpu if is_gpu_name(value) => c.gpu(0, gpu_name(value), None),
@@ -138,8 +138,8 @@ pub fn field_value(what: Field, value: &str, c: &mut Collector) {
             }
         }
         _ => {
-            let Some(v) = first_version(value).map(str::to_string).or_else(|| cuda_tag(value)) else {
-                return;
+            let Some(v) = leading_version(value).map(str::to_string).or_else(|| cuda_tag(value)) else {
+                return false;
             };
             let v = v.as_str();
             match what {
@@ -156,6 +156,17 @@ pub fn field_value(what: Field, value: &str, c: &mut Collector) {
             }
         }
     }
+    true
+}
+
+/// The version a field's value opens with, after at most two words
+/// ("1.13.1", "v1.17.1", "onnxruntime-gpu 1.16", "Python 3.8.5"); not a
+/// number further on or glued to a word ("export failure 0.1s").
+fn leading_version(value: &str) -> Option<&str> {
+    let m = VERSION.captures(value)?.get(1)?;
+    let words_before = value[..m.start()].split_whitespace().count();
+    let glued = value[m.end()..].starts_with(|ch: char| ch.is_ascii_alphabetic());
+    (words_before <= 2 && !glued).then_some(m.as_str())
 }
 
 /// Whether a "GPU:" field names a GPU, not "No", "CPU only" or "0".
@@ -176,8 +187,7 @@ fn gpu_name(value: &str) -> &str {
 /// `cu121` → `12.1`, `cu118` → `11.8`, `cu92` → `9.2`.
 fn cuda_tag(s: &str) -> Option<String> {
     static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)(?:\b|\+)cu(\d{2,3})\b").unwrap());
-    if !s.as_bytes().windows(2).any(|w| w[0].eq_ignore_ascii_case(&b'c') && w[1].eq_ignore_ascii_case(&b'u'))
-    {
+    if !has(s, "cu") {
         return None;
     }
     let digits = TAG.captures(s)?.get(1)?.as_str();
@@ -230,6 +240,76 @@ pub fn image(line: &str, c: &mut Collector) -> bool {
     false
 }
 
+/// A platform release: an NGC image (`nvcr.io/nvidia/pytorch:24.01-py3`,
+/// "NGC PyTorch container 23.10"), a JetPack release ("JetPack 5.1.2") or
+/// an L4T one ("L4T R35.4.1", `l4t-base:r32.7.1`, and
+/// `/etc/nv_tegra_release`'s "# R32 (release), REVISION: 7.1"). Read
+/// whatever else the line holds too.
+pub fn platform(line: &str, c: &mut Collector) {
+    static NGC: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\bnvidia/(pytorch|tensorrt|tritonserver):(\d{2}\.\d{2})\b|\bngc\b\D{0,40}?\b(\d{2}\.\d{2})\b")
+            .unwrap()
+    });
+    static JETSON: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)\bjet ?pack\s*(?:version|sdk)?\s*[:=]?\s*v?(\d\.\d+(?:\.\d+)?)\b|\bl4t(?:\s*version)?\s*[:=]?\s*r?(\d{2}\.\d+(?:\.\d+)?)\b|\bl4t-[a-z0-9-]+:r(\d{2}\.\d+\.\d+)\b|\bR(\d{2}) \(release\), REVISION: (\d+\.\d+)",
+        )
+        .unwrap()
+    });
+    if (has(line, "ngc") || has(line, "nvidia/"))
+        && let Some(m) = NGC.captures(line)
+    {
+        let release = m.get(2).or(m.get(3)).map_or("", |r| r.as_str());
+        let torch =
+            m.get(1).map_or_else(|| has(line, "pytorch"), |i| i.as_str().eq_ignore_ascii_case("pytorch"));
+        c.platform(Platform::Ngc, release, torch);
+    }
+    if (has(line, "jet") || has(line, "l4t") || line.contains("REVISION"))
+        && let Some(m) = JETSON.captures(line)
+    {
+        let release = match (m.get(4), m.get(5)) {
+            (Some(major), Some(rest)) => format!("{}.{}", major.as_str(), rest.as_str()),
+            _ => m.get(1).or(m.get(2)).or(m.get(3)).map_or_else(String::new, |r| r.as_str().to_string()),
+        };
+        c.platform(Platform::Jetpack, &release, false);
+    }
+}
+
+/// Whether the clause before `at` speaks of a version that is not the one
+/// installed: "I tried pytorch==1.6.0", "I cannot upgrade to Pytorch 2.0",
+/// "instead of onnx 1.16".
+fn not_installed(line: &str, at: usize) -> bool {
+    const WORDS: &[&str] = &[
+        "tried",
+        "trying",
+        "try ",
+        "upgrade to",
+        "update to",
+        "upgrading to",
+        "updating to",
+        "downgrade to",
+        "downgraded to",
+        "downgrading to",
+        "instead of",
+        "switch to",
+        "switching to",
+        "requires",
+        "require ",
+        "needs",
+        "need ",
+        "without",
+    ];
+    let before = &line[..at];
+    let clause = [". ", "; ", "! ", "? ", " but "].iter().filter_map(|b| before.rfind(b)).max().unwrap_or(0);
+    let clause = &before[clause..];
+    WORDS.iter().any(|w| has(clause, w))
+}
+
+/// Whether `line` holds `needle` (lower case), in any case.
+fn has(line: &str, needle: &str) -> bool {
+    line.as_bytes().windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
 /// Versions in a sentence or a path, each recognised by the word before it:
 /// "torch 1.12 with cu113", "on CUDA 11.3", "driver 470.82",
 /// ".../python3.8/site-packages", "/usr/local/cuda-11.0/", "libcudnn.so.8.9.2".
@@ -248,6 +328,11 @@ pub fn sentence(line: &str, c: &mut Collector) {
         Regex::new(r"python(\d\.\d+)/(?:site|dist)-packages|/cuda-(\d+\.\d+)/|libcudnn\.so\.(\d+\.\d+\.\d+)|TensorRT-(\d+\.\d+\.\d+(?:\.\d+)?)").unwrap()
     });
     for m in WORDED.captures_iter(line) {
+        let at = m.get(0).map_or(0, |m| m.start());
+        // `nvcr.io/nvidia/pytorch:24.01` is an image's tag, not torch's version.
+        if not_installed(line, at) || line[..at].ends_with('/') {
+            continue;
+        }
         let (word, v) = (m[1].to_ascii_lowercase(), &m[2]);
         let key = match word.as_str() {
             "pytorch" | "torch" => Key::Dist("torch".into()),
@@ -274,6 +359,9 @@ pub fn sentence(line: &str, c: &mut Collector) {
         .any(|refusal| line.contains(refusal))
     {
         for m in PINNED.captures_iter(line) {
+            if not_installed(line, m.get(1).map_or(0, |m| m.start())) {
+                continue;
+            }
             c.guess(Key::Dist(crate::snapshot::normalize_name(&m[1])), &m[2]);
         }
     }
@@ -305,8 +393,11 @@ mod tests {
         assert!(!is_gpu_name("No") && !is_gpu_name("0") && !is_gpu_name("CPU only"));
         assert_eq!(gpu_name("NVIDIA A100-SXM4-80GB"), "NVIDIA A100-SXM4-80GB");
         assert_eq!(cuda_tag("2.2.0+cu121").as_deref(), Some("12.1"));
-        assert_eq!(first_version("v1.17.1"), Some("1.17.1"));
-        assert_eq!(first_version("2.2.0a0+81ea7a4"), Some("2.2.0a0+81ea7a4"));
+        assert_eq!(leading_version("v1.17.1"), Some("1.17.1"));
+        assert_eq!(leading_version("2.2.0a0+81ea7a4"), Some("2.2.0a0+81ea7a4"));
+        assert_eq!(leading_version("onnxruntime-gpu 1.16.3 (pip)"), Some("1.16.3"));
+        assert_eq!(leading_version("export failure 0.1s"), None);
+        assert_eq!(leading_version("starting export with onnx 1.13.1 opset 17"), None);
         assert_eq!(table_row("| PyTorch | 2.2.0 |"), Some(("PyTorch", "2.2.0")));
         assert_eq!(table_row("|---|---|"), None);
     }

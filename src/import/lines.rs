@@ -149,7 +149,9 @@ pub fn read(line: &str, mode: Mode, c: &mut Collector) -> Mode {
         }
         Mode::Heading(field) => {
             if !line.starts_with('#') {
-                free::field_value(field, line, c);
+                if !free::field_value(field, line, c) {
+                    free::sentence(line, c);
+                }
                 return Mode::Prose;
             }
         }
@@ -183,7 +185,12 @@ fn conda_package(c: &mut Collector, name: &str, version: &str, build: Option<&st
         }
         other => other,
     };
-    c.dist(name, version);
+    // `pypi_0` marks what pip installed into the conda environment.
+    if build.starts_with("pypi") {
+        c.dist(name, version);
+    } else {
+        c.conda_dist(name, version);
+    }
     if let Some(m) = CONDA_BUILD_PYTHON.captures(build) {
         let python = match (m.get(1), m.get(2)) {
             (Some(major), Some(minor)) => format!("{}.{}", major.as_str(), minor.as_str()),
@@ -215,6 +222,7 @@ fn key_value(line: &str) -> Option<(&str, &str)> {
 }
 
 fn prose(line: &str, c: &mut Collector) -> Mode {
+    free::platform(line, c);
     if line.starts_with("Package") && line.contains("Version") && line.split_whitespace().count() <= 4 {
         return Mode::PipList;
     }
@@ -227,6 +235,15 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         } else {
             c.dist(name, version);
         }
+        return Mode::Prose;
+    }
+    // A `conda list` row pasted without its header: name, version, build,
+    // and a channel conda knows.
+    if let [name, version, build, channel] = line.split_whitespace().collect::<Vec<_>>()[..]
+        && version.starts_with(|ch: char| ch.is_ascii_digit())
+        && matches!(channel, "conda-forge" | "defaults" | "pytorch" | "nvidia" | "anaconda" | "main" | "pypi")
+    {
+        conda_package(c, name, version, Some(build));
         return Mode::Prose;
     }
     if let Some((name, version)) = pip_freeze(line) {
@@ -289,7 +306,9 @@ fn collect_env(key: &str, value: &str, line: &str, c: &mut Collector) -> Mode {
         "OS" if stated => c.fact(Key::Os, value),
         "Libc version" if stated => c.fact(Key::Glibc, value.trim_start_matches("glibc-")),
         "Python version" if stated => {
-            if let Some(v) = value.split_whitespace().next() {
+            // "3.8.5 (default, ...)"; some write "Python 3.8.5".
+            if let Some(v) = value.split_whitespace().find(|w| w.starts_with(|ch: char| ch.is_ascii_digit()))
+            {
                 c.fact(Key::Python, v);
             }
         }

@@ -16,7 +16,7 @@ mod lines;
 
 use std::collections::BTreeMap;
 
-use crate::matrix::Matrix;
+use crate::matrix::{Matrix, Platform};
 use crate::snapshot::{PastedFact, PastedLine, Snapshot, normalize_name};
 use crate::version::Ver;
 
@@ -61,6 +61,7 @@ pub fn import(text: &str, matrix: &Matrix) -> Snapshot {
             read_once.insert(line);
         }
     }
+    c.facts_from_platforms(matrix);
     c.glibc_from_os(matrix);
     c.settle_guesses();
     c.into_snapshot(matrix)
@@ -136,6 +137,11 @@ pub(crate) struct Collector {
     /// Facts read from sentences, paths and the like: (key, value, line),
     /// the first per key; used only where nothing structured stated them.
     guesses: Vec<(Key, String, usize)>,
+    /// Platform releases named (an NGC image, a JetPack or L4T release):
+    /// (platform, release, whether the image is the PyTorch one, line).
+    platforms: Vec<(Platform, String, bool, usize)>,
+    /// Distributions a `conda list` line (or collect_env's `[conda]`) named.
+    from_conda: std::collections::BTreeSet<String>,
 }
 
 impl Collector {
@@ -195,6 +201,12 @@ impl Collector {
         self.dists.entry(name).or_insert((v, self.lines));
     }
 
+    /// A distribution conda installed.
+    pub(crate) fn conda_dist(&mut self, name: &str, version: &str) {
+        self.from_conda.insert(normalize_name(name));
+        self.dist(name, version);
+    }
+
     pub(crate) fn gpu(&mut self, index: u32, name: &str, uuid: Option<&str>) {
         let name = name.trim();
         if name.is_empty() {
@@ -212,6 +224,44 @@ impl Collector {
         if !self.guesses.iter().any(|(k, _, _)| *k == key) {
             self.guesses.push((key, value.trim().to_string(), self.lines));
         }
+    }
+
+    /// Remembers the first release of a platform the paste names.
+    pub(crate) fn platform(&mut self, platform: Platform, release: &str, torch: bool) {
+        if !self.platforms.iter().any(|(p, ..)| *p == platform) {
+            self.platforms.push((platform, release.to_string(), torch, self.lines));
+        }
+    }
+
+    /// What the named platform releases ship, as guesses tied to the line
+    /// that named them: anything the paste states itself wins. The CUDA is
+    /// the toolkit's, not torch's build: NGC images carry forward
+    /// compatibility, so a driver older than it may still run them.
+    fn facts_from_platforms(&mut self, matrix: &Matrix) {
+        let here = self.lines;
+        for (platform, release, torch, line) in std::mem::take(&mut self.platforms) {
+            let Some(r) = matrix.platform_release(platform, &release) else { continue };
+            self.lines = line;
+            let shipped = [
+                (Key::CudaToolkit, &r.cuda),
+                (Key::Cudnn, &r.cudnn),
+                (Key::Dist("tensorrt".into()), &r.tensorrt),
+                (Key::Python, &r.python),
+                (Key::Os, &r.os),
+            ];
+            for (key, value) in shipped {
+                if let Some(v) = value {
+                    self.guess(key, v);
+                }
+            }
+            if let (true, Some(v)) = (torch, &r.torch) {
+                self.guess(Key::Dist("torch".into()), v);
+            }
+            if platform == Platform::Jetpack {
+                self.guess(Key::Arch, "aarch64");
+            }
+        }
+        self.lines = here;
     }
 
     /// The glibc of the Linux release the paste names, when it states no

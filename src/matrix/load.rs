@@ -56,6 +56,8 @@ struct RawFile {
     library_wheels: Option<Spanned<RawLibraryWheels>>,
     #[serde(default)]
     os_releases: Option<Spanned<RawOsReleases>>,
+    #[serde(default)]
+    platform_releases: Option<Spanned<RawPlatformReleases>>,
 }
 
 #[derive(Deserialize)]
@@ -141,6 +143,13 @@ struct RawOsRelease {
     name: String,
     pattern: String,
     glibc: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlatformReleases {
+    sources: Vec<String>,
+    releases: Vec<Spanned<super::PlatformRelease>>,
 }
 
 #[derive(Deserialize)]
@@ -356,6 +365,7 @@ pub(crate) struct Builder {
     gpu_models: Vec<super::GpuModel>,
     library_wheels: Vec<super::LibraryWheel>,
     os_releases: Vec<super::OsRelease>,
+    platform_releases: Vec<super::PlatformRelease>,
     stack: Vec<(StackPackage, Origin)>,
     /// Rules with their templated clauses, checked once every table is known.
     pending: Vec<(Rule, Vec<(Clause, Origin)>)>,
@@ -436,6 +446,9 @@ impl Builder {
         if let Some(releases) = raw.os_releases {
             self.add_os_releases(e, releases);
         }
+        if let Some(releases) = raw.platform_releases {
+            self.add_platform_releases(e, releases);
+        }
         for p in raw.stack {
             let origin = e.origin_of(&p);
             if let Some(package) = convert_stack_package(e, p) {
@@ -502,6 +515,27 @@ impl Builder {
                 pattern: super::LazyRegex::new(&r.value.pattern),
                 glibc: r.value.glibc,
             });
+        }
+    }
+
+    fn add_platform_releases(&mut self, e: &mut Errors<'_>, releases: Spanned<RawPlatformReleases>) {
+        if releases.value.sources.is_empty() || !releases.value.sources.iter().all(|s| is_url(s)) {
+            e.at(&releases, "platform_releases needs `sources` with public URLs");
+        }
+        for r in releases.value.releases {
+            if !is_url(&r.value.source) {
+                e.at(&r, format!("release {:?} needs a `source` that is a public URL", r.value.release));
+            }
+            let versions =
+                [&r.value.torch, &r.value.cuda, &r.value.cudnn, &r.value.tensorrt, &r.value.python];
+            for v in versions.into_iter().flatten() {
+                if !v.starts_with(|c: char| c.is_ascii_digit()) || Ver::new(v.as_str()).release().len() < 2 {
+                    e.at(&r, format!("{v:?} is not a version"));
+                }
+            }
+            let (platform, release) = (r.value.platform, r.value.release.clone());
+            self.platform_releases.retain(|p| !(p.platform == platform && p.release == release));
+            self.platform_releases.push(r.value);
         }
     }
 
@@ -587,6 +621,7 @@ impl Builder {
             gpu_models: self.gpu_models,
             library_wheels: self.library_wheels,
             os_releases: self.os_releases,
+            platform_releases: self.platform_releases,
             integrated,
             signature_set: std::sync::OnceLock::new(),
         })

@@ -355,6 +355,36 @@ pub struct OsRelease {
     pub glibc: String,
 }
 
+/// A platform whose release number fixes the versions of the stack it
+/// ships: an NGC container release (`nvcr.io/nvidia/pytorch:24.01-py3`) or
+/// a JetPack release (its L4T release too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    Ngc,
+    Jetpack,
+}
+
+/// What one platform release ships, from its release notes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlatformRelease {
+    pub platform: Platform,
+    /// `24.01` (NGC), `5.1.2` (JetPack).
+    pub release: String,
+    /// The L4T release of a JetPack release (`35.4.1`).
+    pub l4t: Option<String>,
+    /// The torch of the NGC PyTorch container (`2.2.0a0+81ea7a4`).
+    pub torch: Option<String>,
+    pub cuda: Option<String>,
+    pub cudnn: Option<String>,
+    pub tensorrt: Option<String>,
+    pub python: Option<String>,
+    /// `Ubuntu 22.04`.
+    pub os: Option<String>,
+    pub source: String,
+}
+
 /// A pip package that ships a shared library, for one CUDA major: what a
 /// fix installs when the loader cannot find that library anywhere.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -498,6 +528,8 @@ pub struct Matrix {
     pub library_wheels: Vec<LibraryWheel>,
     /// The glibc of each Linux release, by name.
     pub os_releases: Vec<OsRelease>,
+    /// NGC container and JetPack releases, and what each ships.
+    pub platform_releases: Vec<PlatformRelease>,
     /// The compute capabilities of the `integrated` GPU models.
     pub integrated: Vec<(u64, u64)>,
     /// Every signature rule's pattern, to find error lines in one pass
@@ -573,6 +605,14 @@ impl Matrix {
             .iter()
             .find(|r| r.pattern.get().is_some_and(|p| p.is_match(os)))
             .map(|r| r.glibc.as_str())
+    }
+
+    /// The release of `platform` a paste names: `24.01` (NGC), `5.1.2`
+    /// (JetPack), or an L4T release (`35.4.1`, `R32.7.1`) for JetPack.
+    pub fn platform_release(&self, platform: Platform, release: &str) -> Option<&PlatformRelease> {
+        let release = release.trim_start_matches(['r', 'R']);
+        let mine = || self.platform_releases.iter().filter(move |r| r.platform == platform);
+        mine().find(|r| r.release == release).or_else(|| mine().find(|r| r.l4t.as_deref() == Some(release)))
     }
 
     /// The pip requirement that ships `soname` for a CUDA major
