@@ -234,7 +234,8 @@ fn named_version(before: &str) -> bool {
         return true;
     }
     let word = before.trim_end_matches([' ', ':', '\t']);
-    let word = &word[word.rfind(|c: char| !c.is_alphanumeric()).map_or(0, |i| i + 1)..];
+    // The last word; what ends the one before may be several bytes long.
+    let word = word.rsplit(|c: char| !c.is_alphanumeric()).next().unwrap_or_default();
     let word = word.to_ascii_lowercase();
     NAMES.iter().any(|n| word.contains(n))
 }
@@ -302,6 +303,14 @@ fn collect_strings(v: &serde_json::Value, out: &mut BTreeSet<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_multibyte_character_before_a_version_is_not_cut() {
+        // Found by fuzzing diagnose: a replacement character ends the word.
+        assert!(!named_version("see https://onnxruntime.ai/docs/executio\u{fffd}NX: "));
+        assert!(named_version("\u{fffd}TensorRT "));
+        assert!(!named_version("\u{fffd}"));
+    }
 
     #[test]
     fn any_users_home_is_redacted_not_only_this_ones() {
