@@ -249,23 +249,10 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
     let Some(pasted) = &snapshot.pasted else { return };
     // Which signatures some line matches, from the one-pass set: only those
     // are compiled and run on their own.
-    let set = matrix.signature_set();
-    let mut matched = vec![false; set.len()];
-    for l in &pasted.error_lines {
-        for i in set.matches(&l.text).iter() {
-            matched[i] = true;
-        }
-    }
-    let index: std::collections::BTreeMap<&str, usize> = matrix
-        .rules
-        .iter()
-        .filter(|r| matches!(r.kind, RuleKind::Signature { .. }))
-        .enumerate()
-        .map(|(i, r)| (r.code.as_str(), i))
-        .collect();
+    let matching = matrix.signatures_matching(pasted.error_lines.iter().map(|l| l.text.as_str()));
     for rule in explainers_first(matrix) {
         let RuleKind::Signature { regex, explained_by, .. } = &rule.kind else { continue };
-        let seen = index.get(rule.code.as_str()).is_none_or(|&i| matched.get(i).copied().unwrap_or(true));
+        let seen = matching.as_ref().is_none_or(|m| m.contains(rule.code.as_str()));
         let Some(regex) = seen.then(|| regex.get()).flatten() else {
             j.outcomes.push(RuleOutcome {
                 code: rule.code.clone(),

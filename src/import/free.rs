@@ -108,10 +108,9 @@ pub fn heading(line: &str) -> Option<Field> {
     text.starts_with(' ').then(|| known_field(text)).flatten()
 }
 
-/// A hand-written field; true when its key is one the doctor knows.
-/// Returns false when the key is not a known field, or its value states
-/// no version where one belongs (a log line that happens to start with
-/// "ONNX:"): then the line is read as a sentence.
+/// A hand-written field; false when its key is not one the doctor knows,
+/// or its value states no version where one belongs (a log line that
+/// happens to start with "ONNX:"): then the line is read as a sentence.
 pub fn field(key: &str, value: &str, c: &mut Collector) -> bool {
     let Some(what) = known_field(key) else { return false };
     field_value(what, value, c)
@@ -256,17 +255,19 @@ pub fn platform(line: &str, c: &mut Collector) {
         )
         .unwrap()
     });
-    if (has(line, "ngc") || has(line, "nvidia/"))
-        && let Some(m) = NGC.captures(line)
-    {
+    // Most lines name no platform: one literal search rules them out.
+    static NAMED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)ngc|nvidia/|jet ?pack|l4t|REVISION").unwrap());
+    if !NAMED.is_match(line) {
+        return;
+    }
+    if let Some(m) = NGC.captures(line) {
         let release = m.get(2).or(m.get(3)).map_or("", |r| r.as_str());
         let torch =
             m.get(1).map_or_else(|| has(line, "pytorch"), |i| i.as_str().eq_ignore_ascii_case("pytorch"));
         c.platform(Platform::Ngc, release, torch);
     }
-    if (has(line, "jet") || has(line, "l4t") || line.contains("REVISION"))
-        && let Some(m) = JETSON.captures(line)
-    {
+    if let Some(m) = JETSON.captures(line) {
         let release = match (m.get(4), m.get(5)) {
             (Some(major), Some(rest)) => format!("{}.{}", major.as_str(), rest.as_str()),
             _ => m.get(1).or(m.get(2)).or(m.get(3)).map_or_else(String::new, |r| r.as_str().to_string()),

@@ -73,6 +73,18 @@ fn pip_freeze(line: &str) -> Option<(&str, &str)> {
     ok.then_some((name, version))
 }
 
+/// A `conda list` row pasted without its header: name, version, build,
+/// and a channel conda knows.
+fn conda_row(line: &str) -> Option<(&str, &str, &str)> {
+    const CHANNELS: &[&str] = &["conda-forge", "defaults", "pytorch", "nvidia", "anaconda", "main", "pypi"];
+    let mut cols = line.split_whitespace();
+    let (name, version, build, channel) = (cols.next()?, cols.next()?, cols.next()?, cols.next()?);
+    (cols.next().is_none()
+        && version.starts_with(|ch: char| ch.is_ascii_digit())
+        && CHANNELS.contains(&channel))
+    .then_some((name, version, build))
+}
+
 /// `[pip3] torch==2.1.0` or `[conda] pytorch 2.1.0 py3.10_cuda12.1_cudnn8.9.2_0 pytorch`:
 /// (manager, name, version, build).
 fn bracketed(line: &str) -> Option<(&str, &str, &str, Option<&str>)> {
@@ -237,12 +249,7 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         }
         return Mode::Prose;
     }
-    // A `conda list` row pasted without its header: name, version, build,
-    // and a channel conda knows.
-    if let [name, version, build, channel] = line.split_whitespace().collect::<Vec<_>>()[..]
-        && version.starts_with(|ch: char| ch.is_ascii_digit())
-        && matches!(channel, "conda-forge" | "defaults" | "pytorch" | "nvidia" | "anaconda" | "main" | "pypi")
-    {
+    if let Some((name, version, build)) = conda_row(line) {
         conda_package(c, name, version, Some(build));
         return Mode::Prose;
     }

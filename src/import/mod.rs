@@ -23,9 +23,9 @@ use crate::version::Ver;
 /// The longest line we look at; the rest of a longer one is ignored.
 const MAX_LINE: usize = 4096;
 /// Error lines kept in the snapshot.
+const MAX_ERROR_LINES: usize = 200;
 /// Distinct lines remembered as read, which bounds the memory it takes.
 const MAX_REMEMBERED_LINES: usize = 200_000;
-const MAX_ERROR_LINES: usize = 200;
 
 /// Builds a snapshot from pasted text. A doctor report (JSON, or Markdown
 /// with its snapshot block) is taken as it is.

@@ -481,9 +481,7 @@ impl Builder {
     }
 
     fn add_gpu_models(&mut self, e: &mut Errors<'_>, models: Spanned<RawGpuModels>) {
-        if models.value.sources.is_empty() || !models.value.sources.iter().all(|s| is_url(s)) {
-            e.at(&models, "gpu_models needs `sources` with public URLs");
-        }
+        require_sources(e, &models, &models.value.sources, "gpu_models");
         for m in models.value.models {
             if Ver::new(m.value.compute_capability.as_str()).release().len() != 2 {
                 e.at(&m, format!("compute capability {:?} is not MAJOR.MINOR", m.value.compute_capability));
@@ -499,9 +497,7 @@ impl Builder {
     }
 
     fn add_os_releases(&mut self, e: &mut Errors<'_>, releases: Spanned<RawOsReleases>) {
-        if releases.value.sources.is_empty() || !releases.value.sources.iter().all(|s| is_url(s)) {
-            e.at(&releases, "os_releases needs `sources` with public URLs");
-        }
+        require_sources(e, &releases, &releases.value.sources, "os_releases");
         for r in releases.value.releases {
             if let Err(err) = regex::Regex::new(&r.value.pattern) {
                 e.at(&r, format!("pattern {:?} is not a regular expression: {err}", r.value.pattern));
@@ -519,9 +515,7 @@ impl Builder {
     }
 
     fn add_platform_releases(&mut self, e: &mut Errors<'_>, releases: Spanned<RawPlatformReleases>) {
-        if releases.value.sources.is_empty() || !releases.value.sources.iter().all(|s| is_url(s)) {
-            e.at(&releases, "platform_releases needs `sources` with public URLs");
-        }
+        require_sources(e, &releases, &releases.value.sources, "platform_releases");
         for r in releases.value.releases {
             if !is_url(&r.value.source) {
                 e.at(&r, format!("release {:?} needs a `source` that is a public URL", r.value.release));
@@ -540,9 +534,7 @@ impl Builder {
     }
 
     fn add_library_wheels(&mut self, e: &mut Errors<'_>, wheels: Spanned<RawLibraryWheels>) {
-        if wheels.value.sources.is_empty() || !wheels.value.sources.iter().all(|s| is_url(s)) {
-            e.at(&wheels, "library_wheels needs `sources` with public URLs");
-        }
+        require_sources(e, &wheels, &wheels.value.sources, "library_wheels");
         for w in wheels.value.wheels {
             let raw = &w.value;
             if !raw.soname.starts_with("lib") || !raw.soname.contains(".so") {
@@ -843,6 +835,13 @@ pub(crate) fn is_iso_date(s: &str) -> bool {
         _ => return false,
     };
     (1..=days).contains(&d)
+}
+
+/// A data section (GPU models, OS releases, ...) cites where it was read.
+fn require_sources<T>(e: &mut Errors<'_>, section: &Spanned<T>, sources: &[String], name: &str) {
+    if sources.is_empty() || !sources.iter().all(|s| is_url(s)) {
+        e.at(section, format!("{name} needs `sources` with public URLs"));
+    }
 }
 
 fn is_url(s: &str) -> bool {

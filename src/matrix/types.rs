@@ -549,6 +549,24 @@ impl Matrix {
         })
     }
 
+    /// The codes of the signatures some of `lines` match, found in one pass
+    /// over each line; None when the set could not be built (then every
+    /// signature is tried on its own).
+    pub fn signatures_matching<'a>(&self, lines: impl Iterator<Item = &'a str>) -> Option<BTreeSet<&str>> {
+        let set = self.signature_set();
+        if set.is_empty() {
+            return None;
+        }
+        let mut matched = vec![false; set.len()];
+        for line in lines {
+            for i in set.matches(line).iter() {
+                matched[i] = true;
+            }
+        }
+        let codes = self.rules.iter().filter(|r| matches!(r.kind, RuleKind::Signature { .. }));
+        Some(codes.zip(matched).filter(|(_, m)| *m).map(|(r, _)| r.code.as_str()).collect())
+    }
+
     /// The compute capabilities of integrated GPUs, for `runs on`.
     pub fn integrated_compute_capabilities(&self) -> &[(u64, u64)] {
         &self.integrated
