@@ -30,12 +30,15 @@ mod host {
 
 // The matrix module's files, at the root of this script: they name each
 // other as `super::`.
+#[path = "src/matrix/kernels.rs"]
+mod kernels;
 #[path = "src/matrix/load.rs"]
 mod load;
 #[path = "src/matrix/template.rs"]
 mod template;
 #[path = "src/matrix/types.rs"]
 mod types;
+use kernels::*;
 use snapshot::Component;
 use types::*;
 

@@ -159,6 +159,10 @@ if [ "${BIG:-0}" = 1 ]; then
   rm -rf "$WORK/big"
 fi
 
+echo "== model check of a 10,000-node model: needs over every release, kernels, TensorRT profile (median ms)"
+"$VENV/bin/python" bench/make_wide_model.py "$WORK/wide.onnx"
+echo "$(median_ms 5 "$BIN" model "$WORK/wide.onnx" --target onnxruntime==1.24.4 --target tensorrt==10.0.1 -o /dev/null) ms"
+
 echo "== fleet: 10,000 node reports (wall s, peak KiB)"
 "$BIN" --format json --python "$VENV/bin/python" --output "$WORK/one.json" || true
 python3 - "$BIN" "$WORK" <<'PY'

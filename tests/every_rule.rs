@@ -411,6 +411,38 @@ fn cases() -> Vec<(&'static str, World, World)> {
             w().model(6, 11, &[("ai.onnx", "Resize")]).target("tensorrt", "7.1.3"),
         ),
         (
+            "model-op-without-onnxruntime-kernel",
+            w().model(9, 19, &[("ai.onnx", "DeformConv")]).target("onnxruntime", "1.24.4"),
+            w().model(9, 19, &[("ai.onnx", "DeformConv")]).target("onnxruntime", "1.25.1"),
+        ),
+        (
+            "model-op-without-cuda-kernel",
+            w().model(8, 17, &[("ai.onnx", "Conv"), ("ai.onnx", "NonMaxSuppression")])
+                .target("onnxruntime", "1.24.4"),
+            w().model(8, 17, &[("ai.onnx", "Conv")]).target("onnxruntime", "1.24.4"),
+        ),
+        (
+            "onnxruntime-runs-operators-the-matrix-lacks",
+            w().dists(&[("onnxruntime", "1.24.4")])
+                .model(9, 19, &[("ai.onnx", "DeformConv")])
+                .imported("onnxruntime", json!({"trial_model": "loads"})),
+            w().dists(&[("onnxruntime", "1.25.1")])
+                .model(9, 19, &[("ai.onnx", "DeformConv")])
+                .imported("onnxruntime", json!({"trial_model": "loads"})),
+        ),
+        (
+            "model-dynamic-inputs-need-tensorrt-profile",
+            w().model(8, 17, &[("ai.onnx", "Conv")]).model_set("inputs", dynamic_input()).target("tensorrt", "10.7.0"),
+            w().model(8, 17, &[("ai.onnx", "Conv")])
+                .model_set("inputs", dynamic_input())
+                .target("onnxruntime", "1.20.1"),
+        ),
+        (
+            "model-dynamic-inputs-on-implicit-batch-tensorrt",
+            w().model(6, 9, &[("ai.onnx", "Conv")]).model_set("inputs", dynamic_input()).target("tensorrt", "5.1.5"),
+            w().model(6, 9, &[("ai.onnx", "Conv")]).model_set("inputs", dynamic_input()).target("tensorrt", "6.0.1"),
+        ),
+        (
             "model-upsample-deprecated",
             w().model(6, 10, &[("ai.onnx", "Upsample")]).target("onnxruntime", "1.20.1"),
             w().model(6, 9, &[("ai.onnx", "Upsample")]).target("onnxruntime", "1.20.1"),
@@ -545,6 +577,11 @@ fn cases() -> Vec<(&'static str, World, World)> {
         ),
         ("no-python-found", w().set("/pythons", json!([])), w()),
     ]
+}
+
+/// One image input with a dynamic batch and size.
+fn dynamic_input() -> serde_json::Value {
+    json!([{"name": "images", "elem_type": "float32", "shape": ["batch", "3", "height", "width"]}])
 }
 
 fn matrix() -> Matrix {

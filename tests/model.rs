@@ -75,10 +75,18 @@ fn each_kind_of_model_gets_its_finding() {
     );
     assert_eq!(codes("aten.onnx", &["onnxruntime==1.31.1"]), vec!["model-has-aten-fallback-ops"]);
     assert_eq!(codes("contrib.onnx", &["onnxruntime==1.31.1"]), Vec::<String>::new());
-    assert_eq!(codes("contrib.onnx", &["tensorrt==10.15.1"]), vec!["model-contrib-ops-on-tensorrt"]);
+    // Every test model has a dynamic batch: TensorRT targets get a profile for it.
+    let profile = "model-dynamic-inputs-need-tensorrt-profile";
+    assert_eq!(codes("contrib.onnx", &["tensorrt==10.15.1"]), vec!["model-contrib-ops-on-tensorrt", profile]);
     assert_eq!(codes("custom.onnx", &["onnxruntime==1.31.1"]), vec!["model-custom-operator-domain"]);
-    assert_eq!(codes("int64_weights.onnx", &["tensorrt==8.6.1"]), vec!["model-int64-weights-on-tensorrt"]);
-    assert_eq!(codes("ir10_opset21.onnx", &["tensorrt==8.6.1"]), vec!["model-opset-too-new-for-tensorrt"]);
+    assert_eq!(
+        codes("int64_weights.onnx", &["tensorrt==8.6.1"]),
+        vec![profile, "model-int64-weights-on-tensorrt"]
+    );
+    assert_eq!(
+        codes("ir10_opset21.onnx", &["tensorrt==8.6.1"]),
+        vec!["model-opset-too-new-for-tensorrt", profile]
+    );
     assert_eq!(codes("upsample.onnx", &["onnxruntime==1.31.1"]), Vec::<String>::new());
 
     let fix = {
@@ -253,4 +261,73 @@ fn a_model_is_told_the_oldest_runtimes_that_take_it_and_why() {
     // Beyond every release the matrix knows: said, not guessed.
     let future = needs(w().model(99, 99, &[("ai.onnx", "Relu")]));
     assert!(future.iter().all(|(_, at, _)| at.is_null()), "{future:?}");
+}
+
+/// The version of onnxruntime installed in `venv`.
+fn onnxruntime_version(venv: &Path) -> String {
+    let out = Command::new(venv.join("bin/python"))
+        .args(["-c", "import onnxruntime; print(onnxruntime.__version__)"])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn operator_kernels_are_judged_per_release_as_the_real_releases_judge_them() {
+    let (_keep, dir) = models();
+    // DeformConv-19 got its CPU kernel in 1.25: the release before refuses it.
+    for release in ["1.24.4", "1.25.1"] {
+        let venv = onnxruntime_venv(release);
+        assert_eq!(onnxruntime_version(&venv), release);
+        for (file, loads) in onnxruntime_loads(&venv, &dir) {
+            let target = format!("onnxruntime=={release}");
+            let (_, r) = check(&dir.join(&file), &["--target", &target]);
+            let refused = r["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["code"].as_str().unwrap().starts_with("model-") && f["severity"] != "info");
+            assert_eq!(
+                !refused,
+                loads,
+                "{file} on {release}: the real release {}; {:#}",
+                if loads { "loads it" } else { "refuses it" },
+                r["findings"]
+            );
+        }
+    }
+    let (_, r) = check(&dir.join("deformconv_opset19.onnx"), &["--target", "onnxruntime==1.24.4"]);
+    let f = finding(&r, "model-op-without-onnxruntime-kernel");
+    assert!(f["message"].as_str().unwrap().contains("DeformConv-19"), "{f:#}");
+    assert_eq!(f["fixes"][0], "python -m pip install --upgrade \"onnxruntime>=1.25\"");
+    let needs = &r["model_needs"][0];
+    assert_eq!(
+        (needs["at_least"].as_str(), needs["because"].as_str()),
+        (Some("1.25"), Some("operator DeformConv-19"))
+    );
+    // Mish-18 has no kernel in any release, but a function body onnxruntime runs.
+    let (_, r) = check(&dir.join("mish_opset18.onnx"), &["--target", "onnxruntime==1.24.4"]);
+    assert_eq!(finding_codes(&r), Vec::<String>::new());
+}
+
+#[test]
+fn a_model_with_dynamic_inputs_gets_a_tensorrt_profile_for_them() {
+    let (_keep, dir) = models();
+    let (_, r) = check(&dir.join("subgraph.onnx"), &["--target", "tensorrt==10.0.1"]);
+    let f = finding(&r, "model-dynamic-inputs-need-tensorrt-profile");
+    let model = dir.join("subgraph.onnx");
+    assert_eq!(
+        f["fixes"][0].as_str().unwrap(),
+        format!(
+            "trtexec --onnx={} --minShapes=x:1x3 --optShapes=x:1x3 --maxShapes=x:16x3 --saveEngine=model.engine",
+            model.display()
+        )
+    );
+    assert!(f["fixes"][1].as_str().unwrap().contains("profile.set_shape(\"x\", (1, 3), (1, 3), (16, 3))"));
+    // Against onnxruntime alone nothing needs a profile.
+    let (_, r) = check(&model, &["--target", "onnxruntime==1.31.1"]);
+    assert_eq!(finding_codes(&r), Vec::<String>::new());
+    // TensorRT 5 has no dynamic shapes at all.
+    let (_, r) = check(&model, &["--target", "tensorrt==5.1.5"]);
+    assert!(finding_codes(&r).contains(&"model-dynamic-inputs-on-implicit-batch-tensorrt".to_string()));
 }

@@ -125,6 +125,21 @@ impl<'a> Facts<'a> {
         })
     }
 
+    /// The model's operators that the onnxruntime it is judged against has
+    /// no `provider` kernel for (for a provider other than the CPU's, only
+    /// those the CPU runs: the others fail whatever the provider).
+    fn kernel_gaps(&self, m: &crate::snapshot::model::ModelFacts, provider: &str) -> Fact {
+        use crate::check::needs::{CPU, lacking};
+        let Some(Fact::Text(release)) = self.model_fact("runtime.onnxruntime") else { return Fact::Absent };
+        let release = Ver::new(release.as_str());
+        let mut gaps = lacking(m, self.matrix, "onnxruntime", provider, &release);
+        if provider != CPU {
+            let cpu = lacking(m, self.matrix, "onnxruntime", CPU, &release);
+            gaps.retain(|g| !cpu.contains(g));
+        }
+        if gaps.is_empty() { Fact::Absent } else { Fact::List(gaps) }
+    }
+
     /// `model.*` facts of the model being checked, and `runtime.*`: the
     /// runtime it is judged against (a `--target`, else the installed one).
     fn model_fact(&self, key: &str) -> Option<Fact> {
@@ -194,6 +209,17 @@ impl<'a> Facts<'a> {
             ),
             "external_unusable" => external(m, &[ExternalProblem::Empty, ExternalProblem::NotAFile]),
             "file" => Fact::Text(m.path.display().to_string()),
+            "ops_without_kernel" => self.kernel_gaps(m, crate::check::needs::CPU),
+            "ops_without_cuda_kernel" => self.kernel_gaps(m, "CUDAExecutionProvider"),
+            "dynamic_inputs" => list(crate::check::profile::describe(m)),
+            "trtexec_shapes" => Fact::Text(crate::check::profile::trtexec_flags(m)),
+            "tensorrt_profile" => Fact::Text(crate::check::profile::python_profile(m)),
+            // The oldest onnxruntime that loads the model (see `needs`).
+            "onnxruntime_floor" => crate::check::needs::needs(m, self.matrix)
+                .into_iter()
+                .find(|n| n.package == "onnxruntime")
+                .and_then(|n| n.at_least)
+                .map_or(Fact::Absent, Fact::Text),
             other => Fact::Unknown(format!("no model fact is called `{other}`")),
         })
     }

@@ -13,6 +13,7 @@ mod builtin;
 pub mod facts;
 pub mod needs;
 mod plan;
+pub mod profile;
 
 use serde::{Deserialize, Serialize};
 

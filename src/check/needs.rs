@@ -9,9 +9,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::matrix::{Matrix, Row};
+use crate::matrix::{Kernel, Matrix, ProviderKernels, Row};
 use crate::snapshot::model::ModelFacts;
 use crate::version::Ver;
+
+/// The provider every onnxruntime build has.
+pub const CPU: &str = "CPUExecutionProvider";
 
 /// The oldest release of one package that can take the model.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -68,7 +71,20 @@ pub fn needs(model: &ModelFacts, matrix: &Matrix) -> Vec<Need> {
     if !ort.is_empty() {
         let mut limits = vec![("max_ir", "IR", model.ir_version)];
         limits.extend(opset.map(|o| ("max_opset", "opset", o)));
-        let (at_least, because) = floor(&ort, &limits);
+        let (mut at_least, mut because) = floor(&ort, &limits);
+        // The operators can raise that floor: the first release whose CPU
+        // provider runs them all (the CPU provider takes any node another
+        // provider does not).
+        if let Some((kernels_from, why)) = kernel_floor(model, matrix, "onnxruntime", CPU) {
+            let later = match (&at_least, &kernels_from) {
+                (Some(a), Some(k)) => Ver::new(k.as_str()).parsed() > Ver::new(a.as_str()).parsed(),
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if later {
+                (at_least, because) = (kernels_from, why);
+            }
+        }
         out.push(Need { package: "onnxruntime".into(), at_least, because });
     }
     let trt = rows(matrix, "tensorrt-releases");
@@ -107,4 +123,98 @@ pub fn needs(model: &ModelFacts, matrix: &Matrix) -> Vec<Need> {
         out.push(Need { package: "onnx".into(), at_least, because });
     }
     out
+}
+
+/// The model's operators, each with the domain and the opset it is read
+/// at, for the domains `kernels` has tables for.
+fn model_ops<'m>(model: &'m ModelFacts, kernels: &ProviderKernels) -> Vec<(&'m str, &'m str, i64)> {
+    let mut out = Vec::new();
+    for (domain, ops) in &model.ops {
+        let Some(&opset) = model.opsets.get(domain) else { continue };
+        if !kernels.knows_domain(domain) {
+            continue;
+        }
+        out.extend(ops.keys().map(|op| (domain.as_str(), op.as_str(), opset)));
+    }
+    out
+}
+
+/// The operator's since version at `opset`, from every kernel range and
+/// function body the matrix knows of it.
+fn since_version(
+    matrix: &Matrix,
+    all: &[&ProviderKernels],
+    domain: &str,
+    op: &str,
+    opset: i64,
+) -> Option<i64> {
+    let bodies = matrix.function_ops.ops.get(domain).and_then(|ops| ops.get(op));
+    ProviderKernels::since_version(all, bodies.map_or(&[][..], Vec::as_slice), domain, op, opset)
+}
+
+/// `LayerNormalization-17`, `com.microsoft.FusedConv-1`.
+fn op_label(domain: &str, op: &str, version: i64) -> String {
+    if domain == "ai.onnx" { format!("{op}-{version}") } else { format!("{domain}.{op}-{version}") }
+}
+
+/// The operators of the model that `release` of `runtime` has no kernel
+/// for on `provider`, as `LayerNormalization-17`. Operators whose schema
+/// has a function body are left out: onnxruntime runs their body instead.
+pub fn lacking(
+    model: &ModelFacts,
+    matrix: &Matrix,
+    runtime: &str,
+    provider: &str,
+    release: &Ver,
+) -> Vec<String> {
+    let all: Vec<&ProviderKernels> =
+        matrix.operator_kernels.iter().filter(|k| k.runtime == runtime).collect();
+    let Some(kernels) = all.iter().find(|k| k.provider == provider) else { return Vec::new() };
+    model_ops(model, kernels)
+        .into_iter()
+        .filter_map(|(domain, op, opset)| {
+            let since = since_version(matrix, &all, domain, op, opset);
+            let lacks = kernels.kernel(release, domain, op, since) == Kernel::Lacks;
+            let function = since.is_some_and(|s| matrix.is_function_op(domain, op, s));
+            (lacks && !function).then(|| op_label(domain, op, since.unwrap_or(opset)))
+        })
+        .collect()
+}
+
+/// The first release read whose `provider` runs every operator of the
+/// model, and the operator that sets it; None when every release read
+/// does (the floor is then the IR's and opset's).
+fn kernel_floor(
+    model: &ModelFacts,
+    matrix: &Matrix,
+    runtime: &str,
+    provider: &str,
+) -> Option<(Option<String>, String)> {
+    let all: Vec<&ProviderKernels> =
+        matrix.operator_kernels.iter().filter(|k| k.runtime == runtime).collect();
+    let kernels = all.iter().find(|k| k.provider == provider)?;
+    let mut worst: Option<(usize, String)> = None;
+    for (domain, op, opset) in model_ops(model, kernels) {
+        let since = since_version(matrix, &all, domain, op, opset);
+        if since.is_some_and(|s| matrix.is_function_op(domain, op, s)) {
+            continue;
+        }
+        let label = op_label(domain, op, since.unwrap_or(opset));
+        let first = kernels.first_with(domain, op, since);
+        let at = first.map_or(usize::MAX, |f| {
+            kernels.releases.iter().position(|r| r.release == f.release).unwrap_or(0)
+        });
+        if at > 0 && worst.as_ref().is_none_or(|(w, _)| at > *w) {
+            worst = Some((at, label));
+        }
+    }
+    let (at, label) = worst?;
+    Some(match kernels.releases.get(at) {
+        Some(r) => (Some(r.release.clone()), format!("operator {label}")),
+        None => {
+            let last = kernels.releases.last().map_or("", |r| r.release.as_str());
+            let short = provider.trim_end_matches("ExecutionProvider");
+            (None, format!("operator {label} (no {short} kernel up to {last})"))
+        }
+    })
 }

@@ -120,6 +120,12 @@ pub fn field(key: &str, value: &str, c: &mut Collector) -> bool {
 /// holds none.
 pub fn field_value(what: Field, value: &str, c: &mut Collector) -> bool {
     let value = value.trim().trim_matches(|ch| matches!(ch, '*' | '`' | '"' | '\'')).trim();
+    // "2.1.2+cpu -> 2.2.1+cpu": an upgrade; what is installed now is the last.
+    let arrow = value.rfind("->").map(|i| i + 2).or_else(|| value.rfind('→').map(|i| i + '→'.len_utf8()));
+    let value = match arrow {
+        Some(i) if leading_version(value[i..].trim()).is_some() => value[i..].trim(),
+        _ => value,
+    };
     if is_none_word(value) || value.eq_ignore_ascii_case("unknown") || value == "-" {
         return true;
     }
@@ -395,6 +401,11 @@ mod tests {
         assert_eq!(gpu_name("NVIDIA A100-SXM4-80GB"), "NVIDIA A100-SXM4-80GB");
         assert_eq!(cuda_tag("2.2.0+cu121").as_deref(), Some("12.1"));
         assert_eq!(leading_version("v1.17.1"), Some("1.17.1"));
+        let mut c = Collector::default();
+        assert!(field("torch", "2.1.2+cpu -> 2.2.1+cpu (", &mut c));
+        assert!(field("torchvision", "0.16.2 → 0.17.1", &mut c));
+        assert_eq!(c.dist_version("torch"), Some("2.2.1+cpu"));
+        assert_eq!(c.dist_version("torchvision"), Some("0.17.1"));
         assert_eq!(leading_version("2.2.0a0+81ea7a4"), Some("2.2.0a0+81ea7a4"));
         assert_eq!(leading_version("onnxruntime-gpu 1.16.3 (pip)"), Some("1.16.3"));
         assert_eq!(leading_version("export failure 0.1s"), None);

@@ -309,6 +309,12 @@ impl Collector {
         self.lines = stated_line;
     }
 
+    /// The version recorded for a distribution (tests).
+    #[cfg(test)]
+    pub(crate) fn dist_version(&self, name: &str) -> Option<&str> {
+        self.values.get(&Key::Dist(name.into())).map(|(v, _)| v.as_str())
+    }
+
     pub(crate) fn library(&mut self, path: &str) {
         self.libraries.push((path.trim().to_string(), self.lines));
     }

@@ -58,6 +58,30 @@ struct RawFile {
     os_releases: Option<Spanned<RawOsReleases>>,
     #[serde(default)]
     platform_releases: Option<Spanned<RawPlatformReleases>>,
+    #[serde(default)]
+    operator_kernels: Vec<Spanned<RawProviderKernels>>,
+    #[serde(default)]
+    operator_functions: Option<Spanned<RawOperatorFunctions>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOperatorFunctions {
+    /// The onnx release read (`1.19.0`).
+    read: String,
+    sources: Vec<String>,
+    /// domain → operator → since versions with a body, as `13 18`.
+    ops: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProviderKernels {
+    runtime: String,
+    provider: String,
+    releases: Vec<super::KernelRelease>,
+    /// domain → operator → ranges as `6-12 13@1.17 14+@1.18`.
+    ops: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 #[derive(Deserialize)]
@@ -366,6 +390,8 @@ pub(crate) struct Builder {
     library_wheels: Vec<super::LibraryWheel>,
     os_releases: Vec<super::OsRelease>,
     platform_releases: Vec<super::PlatformRelease>,
+    operator_kernels: Vec<super::ProviderKernels>,
+    function_ops: super::FunctionOps,
     stack: Vec<(StackPackage, Origin)>,
     /// Rules with their templated clauses, checked once every table is known.
     pending: Vec<(Rule, Vec<(Clause, Origin)>)>,
@@ -448,6 +474,12 @@ impl Builder {
         }
         if let Some(releases) = raw.platform_releases {
             self.add_platform_releases(e, releases);
+        }
+        for kernels in raw.operator_kernels {
+            self.add_operator_kernels(e, kernels);
+        }
+        if let Some(functions) = raw.operator_functions {
+            self.add_operator_functions(e, functions);
         }
         for p in raw.stack {
             let origin = e.origin_of(&p);
@@ -533,6 +565,68 @@ impl Builder {
         }
     }
 
+    fn add_operator_kernels(&mut self, e: &mut Errors<'_>, raw: Spanned<RawProviderKernels>) {
+        let mut lines: Vec<String> = Vec::new();
+        for r in &raw.value.releases {
+            if !is_url(&r.source) {
+                e.at(&raw, format!("release {:?} needs a `source` that is a public URL", r.release));
+            }
+            if Ver::new(r.release.as_str()).release().len() != 2 {
+                e.at(&raw, format!("release {:?} is not a release line such as 1.17", r.release));
+            }
+            if lines
+                .last()
+                .is_some_and(|l| Ver::new(l.as_str()).parsed() >= Ver::new(r.release.as_str()).parsed())
+            {
+                e.at(&raw, format!("`releases` must be oldest first; {:?} is out of order", r.release));
+            }
+            lines.push(r.release.clone());
+        }
+        if lines.is_empty() {
+            e.at(&raw, "`releases` lists no release");
+            return;
+        }
+        let mut ops = BTreeMap::new();
+        for (domain, by_op) in &raw.value.ops {
+            let mut parsed = BTreeMap::new();
+            for (op, tokens) in by_op {
+                let ranges: Result<Vec<_>, String> =
+                    tokens.split_whitespace().map(|t| super::KernelRange::parse(t, &lines)).collect();
+                match ranges {
+                    Ok(r) => {
+                        parsed.insert(op.clone(), r);
+                    }
+                    Err(why) => e.at(&raw, format!("{domain} {op}: {why}")),
+                }
+            }
+            ops.insert(domain.clone(), parsed);
+        }
+        let RawProviderKernels { runtime, provider, releases, .. } = raw.value;
+        self.operator_kernels.retain(|k| !(k.runtime == runtime && k.provider == provider));
+        self.operator_kernels.push(super::ProviderKernels { runtime, provider, releases, ops });
+    }
+
+    fn add_operator_functions(&mut self, e: &mut Errors<'_>, raw: Spanned<RawOperatorFunctions>) {
+        require_sources(e, &raw, &raw.value.sources, "operator_functions");
+        if raw.value.read.is_empty() {
+            e.at(&raw, "`read` names no onnx release");
+        }
+        for (domain, by_op) in &raw.value.ops {
+            for (op, versions) in by_op {
+                let parsed: Option<Vec<i64>> = versions.split_whitespace().map(|v| v.parse().ok()).collect();
+                match parsed {
+                    Some(v) if !v.is_empty() => {
+                        self.function_ops.ops.entry(domain.clone()).or_default().insert(op.clone(), v);
+                    }
+                    _ => e.at(
+                        &raw,
+                        format!("{domain} {op}: {versions:?} is not a list of versions such as `13 18`"),
+                    ),
+                }
+            }
+        }
+    }
+
     fn add_library_wheels(&mut self, e: &mut Errors<'_>, wheels: Spanned<RawLibraryWheels>) {
         require_sources(e, &wheels, &wheels.value.sources, "library_wheels");
         for w in wheels.value.wheels {
@@ -614,6 +708,8 @@ impl Builder {
             library_wheels: self.library_wheels,
             os_releases: self.os_releases,
             platform_releases: self.platform_releases,
+            operator_kernels: self.operator_kernels,
+            function_ops: self.function_ops,
             integrated,
             signature_set: std::sync::OnceLock::new(),
         })

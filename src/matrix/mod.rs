@@ -11,6 +11,7 @@
 //! on top: a rule with an existing code replaces it, a table with an existing
 //! name replaces it, everything else is added.
 
+mod kernels;
 mod load;
 pub mod template;
 mod types;
@@ -18,6 +19,7 @@ mod types;
 use std::path::Path;
 
 pub use crate::snapshot::Component;
+pub use kernels::*;
 pub use load::MatrixError;
 pub use types::*;
 

@@ -6,6 +6,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::{FunctionOps, ProviderKernels};
 use crate::snapshot::Component;
 use crate::version::Spec;
 
@@ -530,6 +531,9 @@ pub struct Matrix {
     pub os_releases: Vec<OsRelease>,
     /// NGC container and JetPack releases, and what each ships.
     pub platform_releases: Vec<PlatformRelease>,
+    /// The operator kernels of each onnxruntime execution provider, per release.
+    pub operator_kernels: Vec<ProviderKernels>,
+    pub function_ops: FunctionOps,
     /// The compute capabilities of the `integrated` GPU models.
     pub integrated: Vec<(u64, u64)>,
     /// Every signature rule's pattern, to find error lines in one pass
@@ -538,6 +542,11 @@ pub struct Matrix {
 }
 
 impl Matrix {
+    /// Whether `op` of `domain` at since version `since` has a function body.
+    pub fn is_function_op(&self, domain: &str, op: &str, since: i64) -> bool {
+        self.function_ops.ops.get(domain).and_then(|ops| ops.get(op)).is_some_and(|v| v.contains(&since))
+    }
+
     /// All signature patterns as one set, compiled on first use.
     pub fn signature_set(&self) -> &regex::RegexSet {
         self.signature_set.get_or_init(|| {

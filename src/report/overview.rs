@@ -327,6 +327,10 @@ fn model_section(
         format!("{} initializers, {mb:.1} MiB{external}", m.initializers),
         format!("{} subgraphs, {} functions", m.subgraphs, m.functions),
     ));
+    let dynamic = crate::check::profile::describe(m);
+    if !dynamic.is_empty() {
+        lines.push(Line::new(Status::Ok, "dynamic inputs", dynamic.join(" ")));
+    }
     for n in needs {
         lines.push(match &n.at_least {
             Some(v) => Line::new(Status::Ok, format!("needs {} >= {v}", n.package), n.because.clone()),

@@ -106,6 +106,12 @@ fn run(cmd: &mut Command) {
     );
 }
 
+/// One onnxruntime release, for judging models against the real thing.
+pub fn onnxruntime_venv(release: &str) -> PathBuf {
+    let pin = format!("onnxruntime=={release}");
+    venv(&format!("ort-{release}"), &[&[pin.as_str(), "numpy"]])
+}
+
 /// The current onnx stack, as pip resolves it today.
 pub fn healthy_venv() -> PathBuf {
     venv("healthy", &[&["onnx", "onnxruntime", "numpy", "protobuf"]])

@@ -315,7 +315,11 @@ def plain(line):
         import re
         ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
     line = ANSI.sub("", line).strip()
-    if "FAIL : " in line:
+    # "[ONNXRuntimeError] : 10 : INVALID_GRAPH : Load model from ..."
+    parts = line.split(" : ", 3)
+    if line.startswith("[ONNXRuntimeError]") and len(parts) == 4:
+        line = parts[3]
+    elif "FAIL : " in line:
         line = line.rsplit("FAIL : ", 1)[1]
     # "Load model from /path/model.onnx failed:Fatal error: ..."
     if line.startswith("Load model from ") and " failed:" in line:
