@@ -200,6 +200,11 @@ fn cases() -> Vec<(&'static str, World, World)> {
         ),
         ("torch-cpu-build-on-gpu-machine", w().dist("torch", "2.5.1+cpu"), w().dist("torch", "2.5.1+cu124")),
         (
+            "torch-dynamo-export-needs-onnxscript",
+            w().dists(&[("torch", "2.9.1+cu128"), ("onnx", "1.19.1")]),
+            w().dists(&[("torch", "2.9.1+cu128"), ("onnx", "1.19.1"), ("onnxscript", "0.5.4")]),
+        ),
+        (
             "image-requires-gpu",
             w().no_driver().dist("torch", "2.5.1+cu124"),
             w().no_driver().dist("torch", "2.5.1+cpu"),

@@ -8,6 +8,36 @@ use support::*;
 /// (code, a real message line, a line that must not match).
 const SAMPLES: &[(&str, &str, &str)] = &[
     (
+        "error-onnx-export-needs-newer-opset",
+        "torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::tril' to ONNX opset version 13 is not supported. Support for this operator was added in version 14, try exporting with this version.",
+        "Exporting the operator 'aten::tril' to ONNX opset version 14 succeeded",
+    ),
+    (
+        "error-onnx-export-opset-stub",
+        "RuntimeError: Unsupported: ONNX export of cumsum in opset 9. Please try opset version 11.",
+        "ONNX export of cumsum in opset 11 succeeded",
+    ),
+    (
+        "error-onnx-export-never-supported",
+        "torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::fft_fft' to ONNX opset version 12 is not supported.",
+        "Exporting the operator 'aten::fft_fft' with the dynamo exporter",
+    ),
+    (
+        "error-onnx-export-adaptive-pool-not-factor",
+        "RuntimeError: Unsupported: ONNX export of operator adaptive_avg_pool2d, since output size is not factor of input size. Please feel free to request support or submit a pull request on PyTorch GitHub.",
+        "ONNX export of operator adaptive_avg_pool2d with output size 1",
+    ),
+    (
+        "error-onnx-export-align-corners",
+        "UnsupportedOperatorError: Unsupported: ONNX export of operator upsample_bilinear2d, align_corners == True. Please feel free to request support or submit a pull request on PyTorch GitHub.",
+        "upsample_bilinear2d exported at opset 11 with align_corners",
+    ),
+    (
+        "error-onnxscript-missing",
+        "ModuleNotFoundError: No module named 'onnxscript'",
+        "onnxscript 0.5.4 is installed",
+    ),
+    (
         "error-driver-too-old-for-torch",
         "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver",
         "The NVIDIA driver on your system is new enough",

@@ -651,10 +651,20 @@ pub(crate) fn builtin_finding_with_row(
     params: &[(&str, String)],
     row: Option<&Row>,
 ) -> Finding {
-    let value = |k: &str| -> Option<String> {
+    let one = |k: &str| -> Option<String> {
         match k.strip_prefix("row.") {
             Some(col) => row.and_then(|r| r.values.get(col)).cloned(),
             None => params.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()),
+        }
+    };
+    // `{op|op2}`: the first that has a value (a signature's alternatives
+    // capture into groups of different names; the one that did not match is "?").
+    let value = |k: &str| -> Option<String> {
+        let mut names = k.split('|');
+        let first = names.next().and_then(one);
+        match first {
+            Some(v) if v != "?" => Some(v),
+            _ => names.filter_map(one).find(|v| v != "?").or(first),
         }
     };
     let fill = |text: &str| template::render(text, None, |k| value(k).unwrap_or_else(|| format!("{{{k}}}")));

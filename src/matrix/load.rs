@@ -1130,7 +1130,8 @@ fn signature_kind(
             let texts = std::iter::once(message).chain([why]).chain(fixes);
             let names: std::collections::BTreeSet<String> = texts.flat_map(|t| placeholders(t)).collect();
             for name in names {
-                if !regex.capture_names().flatten().any(|c| c == name) {
+                // `{a|b}`: the first of two groups that captured.
+                if !name.split('|').all(|part| regex.capture_names().flatten().any(|c| c == part)) {
                     e.at(
                         sig,
                         format!("`{{{name}}}` in rule `{code}` is filled by no named group of its signature"),
