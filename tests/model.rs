@@ -331,3 +331,55 @@ fn a_model_with_dynamic_inputs_gets_a_tensorrt_profile_for_them() {
     let (_, r) = check(&model, &["--target", "tensorrt==5.1.5"]);
     assert!(finding_codes(&r).contains(&"model-dynamic-inputs-on-implicit-batch-tensorrt".to_string()));
 }
+
+/// The release line before `1.18`: `1.17`.
+fn line_before(line: &str) -> Option<String> {
+    let (major, minor) = line.split_once('.')?;
+    let minor: u32 = minor.parse().ok()?;
+    Some(format!("{major}.{}", minor.checked_sub(1)?))
+}
+
+#[test]
+fn what_the_real_torch_exports_loads_from_the_release_the_doctor_names_and_not_before() {
+    let venv = torch_export_venv();
+    let dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/export_models.py");
+    let out = Command::new(venv.join("bin/python")).arg(&script).arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut floors = std::collections::BTreeMap::<String, Vec<String>>::new();
+    for name in ["grid_sample", "layer_norm", "adaptive_pool", "attention"] {
+        let model = dir.path().join(format!("{name}.onnx"));
+        let (_, r) = check(&model, &["--target", "tensorrt==10.15.1"]);
+        // Every input has the dynamic batch it was exported with, and
+        // TensorRT gets a profile for it.
+        let inputs = r["snapshot"]["model"]["inputs"].as_array().unwrap();
+        assert!(inputs.iter().all(|i| i["shape"][0] == "batch"), "{name}: {inputs:#?}");
+        let profile = finding(&r, "model-dynamic-inputs-need-tensorrt-profile");
+        assert!(profile["fixes"][0].as_str().unwrap().contains("--minShapes="), "{profile:#}");
+        let needs = r["model_needs"].as_array().unwrap();
+        let ort = needs.iter().find(|n| n["package"] == "onnxruntime").unwrap();
+        let floor = ort["at_least"].as_str().unwrap_or_else(|| panic!("{name}: {needs:#?}")).to_string();
+        floors.entry(floor).or_default().push(name.to_string());
+    }
+    for (floor, names) in floors {
+        let at = onnxruntime_venv(&format!("{floor}.*"));
+        let loads: std::collections::BTreeMap<String, bool> =
+            onnxruntime_loads(&at, dir.path()).into_iter().collect();
+        for name in &names {
+            assert!(
+                loads[&format!("{name}.onnx")],
+                "{name}: the doctor says onnxruntime {floor} loads it; it does not"
+            );
+        }
+        let Some(before) = line_before(&floor) else { continue };
+        let refused = onnxruntime_venv(&format!("{before}.*"));
+        let loads: std::collections::BTreeMap<String, bool> =
+            onnxruntime_loads(&refused, dir.path()).into_iter().collect();
+        for name in &names {
+            assert!(
+                !loads[&format!("{name}.onnx")],
+                "{name}: the doctor says it needs {floor}; {before} loads it"
+            );
+        }
+    }
+}

@@ -106,10 +106,34 @@ fn run(cmd: &mut Command) {
     );
 }
 
-/// One onnxruntime release, for judging models against the real thing.
+/// One onnxruntime release (`1.24.4`, or a line: `1.18.*`), for judging
+/// models against the real thing. Releases before 1.19 were built against
+/// numpy 1 and do not import under 2.
 pub fn onnxruntime_venv(release: &str) -> PathBuf {
     let pin = format!("onnxruntime=={release}");
-    venv(&format!("ort-{release}"), &[&[pin.as_str(), "numpy"]])
+    let minor: u32 = release.split('.').nth(1).and_then(|m| m.parse().ok()).unwrap_or(99);
+    let numpy = if minor < 19 { "numpy<2" } else { "numpy" };
+    venv(&format!("ort-{}", release.trim_end_matches(".*")), &[&[pin.as_str(), numpy]])
+}
+
+/// torch (the torch venv's, not a second copy) with onnx and onnxscript,
+/// which its default exporter needs.
+pub fn torch_export_venv() -> PathBuf {
+    let torch = torch_venv();
+    cached("torch-export", "pth to the torch venv; onnx onnxscript", |dir| {
+        run(Command::new(base_python()).args(["-m", "venv"]).arg(dir));
+        let purelib = |python: &Path| {
+            let out = Command::new(python)
+                .args(["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+                .output()
+                .expect("python runs");
+            PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+        };
+        let here = purelib(&dir.join("bin/python"));
+        let there = purelib(&torch.join("bin/python"));
+        std::fs::write(here.join("torch-venv.pth"), format!("{}\n", there.display())).unwrap();
+        pip(dir, &["onnx", "onnxscript"]);
+    })
 }
 
 /// The current onnx stack, as pip resolves it today.
