@@ -554,3 +554,50 @@ fn an_ngc_image_or_a_jetpack_release_tells_the_stack_it_ships() {
     let r = diagnose_text("JetPack 9.9 on an Orin\nnvcr.io/nvidia/pytorch:19.13-py3\n");
     assert!(facts(&r).is_empty(), "{:?}", facts(&r));
 }
+
+#[test]
+fn environments_the_paste_sets_apart_are_judged_apart() {
+    let text = "The session fails since the upgrade.\n\
+        onnxruntime.capi: numpy.core.multiarray failed to import\n\
+        \n\
+        **Before:**\n\
+        onnxruntime==1.18.0\n\
+        numpy==1.26.4\n\
+        \n\
+        **After:**\n\
+        onnxruntime==1.18.0\n\
+        numpy==2.0.1\n";
+    let out = doctor().args(["diagnose", "-", "--format", "json"]).write_stdin(text).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "the broken environment decides the exit code");
+    let r = json(&out.stdout);
+    let envs = r["environments"].as_array().unwrap();
+    let summary: Vec<(String, Value, Vec<String>)> = envs
+        .iter()
+        .map(|e| (e["label"].as_str().unwrap().to_string(), e["lines"].clone(), finding_codes(&e["report"])))
+        .collect();
+    assert_eq!(summary[0].0, "Before");
+    assert_eq!(summary[0].1, serde_json::json!([4, 6]));
+    assert_eq!(summary[1].0, "After");
+    assert!(summary[1].2.contains(&"onnxruntime-built-against-numpy1".to_string()), "{summary:?}");
+    assert!(!summary[0].2.contains(&"onnxruntime-built-against-numpy1".to_string()), "{summary:?}");
+    // Each environment's facts name the paste's own lines; the shared error
+    // line (before the headings) belongs to both.
+    let numpy = fact(&envs[1]["report"], "numpy").unwrap();
+    assert_eq!(numpy, ("2.0.1".to_string(), 10));
+    for e in envs {
+        let lines = &e["report"]["snapshot"]["pasted"]["error_lines"];
+        assert_eq!(lines[0]["line"], 2, "{lines:#}");
+    }
+    // The text report shows each under its heading.
+    let out = doctor().args(["diagnose", "-"]).write_stdin(text).output().unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("== Before (lines 4-6) ==") && shown.contains("== After (lines 8-10) =="),
+        "{shown}"
+    );
+    // Without headings the two numpy versions are one environment's conflict.
+    let flat = text.replace("**Before:**", "").replace("**After:**", "");
+    let r = diagnose_text(&flat);
+    assert!(r["environments"].is_null());
+    assert!(finding_codes(&r).contains(&"pasted-facts-conflict".to_string()), "{:#}", r["findings"]);
+}

@@ -155,7 +155,13 @@ struct Outcome {
 
 fn judge_ticket(t: &Ticket) -> Outcome {
     let report = diagnose_text(&t.text);
-    let findings: Vec<&Value> = report["findings"].as_array().map(|a| a.iter().collect()).unwrap_or_default();
+    // A ticket that sets several environments apart is judged per environment.
+    let reports: Vec<&Value> = match report["environments"].as_array() {
+        Some(envs) => envs.iter().map(|e| &e["report"]).collect(),
+        None => vec![&report],
+    };
+    let findings: Vec<&Value> =
+        reports.iter().flat_map(|r| r["findings"].as_array().into_iter().flatten()).collect();
     let with_fix = |code: &str| {
         findings.iter().any(|f| f["code"] == code && f["fixes"].as_array().is_some_and(|x| !x.is_empty()))
     };

@@ -67,6 +67,14 @@ pub fn run(cli: Cli) -> Result<u8, AppError> {
                 })?;
                 return judge(s, &matrix, Some(snapshot), s.format);
             }
+            // JUnit holds one report; several environments are judged as one there.
+            let envs = match s.format {
+                Format::Junit => Vec::new(),
+                _ => crate::import::import_environments(&text, &matrix),
+            };
+            if envs.len() > 1 {
+                return judge_environments(s, &matrix, envs);
+            }
             judge(s, &matrix, Some(crate::import::import(&text, &matrix)), s.format)
         }
         Some(Command::Rules { format, .. }) => {
@@ -284,7 +292,7 @@ fn read_snapshot(path: &Path) -> Result<Snapshot, AppError> {
 /// `check`, `report`, `diagnose` and `model`.
 fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format) -> Result<u8, AppError> {
     let host = machine(s);
-    let mut snapshot = match (given, &s.snapshot) {
+    let snapshot = match (given, &s.snapshot) {
         (Some(snap), _) => snap,
         (None, Some(path)) => read_snapshot(path)?,
         (None, None) => {
@@ -292,11 +300,43 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
             probe(&host, &probe_options(s, matrix, s.fast))
         }
     };
+    let (report, code, rendered) = judged(s, matrix, &host, snapshot, format);
+    emit(s.output.as_deref(), &rendered)?;
+    if let Some(path) = &s.json {
+        let json = serde_json::to_string_pretty(&report).expect("a report serialises") + "\n";
+        let json = match s.redacts(Format::Json).then(|| Redactor::new(&host, &report.snapshot)) {
+            Some(r) => r.apply_rendered(&json),
+            None => json,
+        };
+        emit(Some(path), &json)?;
+    }
+    if format == Format::Github {
+        // The job's summary page shows the whole report; it is public on a
+        // public repository, so redacted unless asked not to be.
+        let summary = markdown::render(&report, matrix, code);
+        let summary = match s.redacts(Format::Markdown) {
+            true => Redactor::new(&host, &report.snapshot).apply_rendered(&summary),
+            false => summary,
+        };
+        terminal::append_step_summary(&summary)?;
+    }
+    Ok(code)
+}
+
+/// Judges one snapshot and renders it in `format`: the report (its
+/// values redacted where the format asks), its exit code, and the text.
+fn judged(
+    s: &Settings,
+    matrix: &Matrix,
+    host: &Host,
+    mut snapshot: Snapshot,
+    format: Format,
+) -> (Report, u8, String) {
     for a in &s.assumptions {
         snapshot.assume(a);
     }
     snapshot.expectations.extend(s.expectations.iter().cloned());
-    let redactor = s.redacts(format).then(|| Redactor::new(&host, &snapshot));
+    let redactor = s.redacts(format).then(|| Redactor::new(host, &snapshot));
     let judgement = check(&snapshot, matrix);
     let report = Report::new(snapshot, matrix, judgement).with_today(today());
     let code = report.exit_code(s.fail_on);
@@ -326,24 +366,49 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
         Some(r) => r.apply_rendered(&rendered),
         None => rendered,
     };
-    emit(s.output.as_deref(), &rendered)?;
-    if let Some(path) = &s.json {
-        let json = serde_json::to_string_pretty(&report).expect("a report serialises") + "\n";
-        let json = match s.redacts(Format::Json).then(|| Redactor::new(&host, &report.snapshot)) {
-            Some(r) => r.apply_rendered(&json),
-            None => json,
-        };
-        emit(Some(path), &json)?;
+    (report, code, rendered)
+}
+
+/// `diagnose` of a paste that sets several environments apart: each judged
+/// on its own, under its heading; JSON as `{"environments": [...]}`. The
+/// exit code is 1 if any has findings at the fail level, 3 if none could
+/// be judged, else 0.
+fn judge_environments(
+    s: &Settings,
+    matrix: &Matrix,
+    envs: Vec<crate::import::Environment>,
+) -> Result<u8, AppError> {
+    let host = machine(s);
+    let mut codes = Vec::new();
+    let mut out = String::new();
+    let mut json = Vec::new();
+    for env in envs {
+        let (first, last) = env.lines;
+        let where_ = format!("{} (lines {first}-{last})", env.label);
+        let (report, code, rendered) = judged(s, matrix, &host, env.snapshot, s.format);
+        codes.push(code);
+        match s.format {
+            Format::Json => json.push(serde_json::json!({
+                "label": env.label,
+                "lines": [first, last],
+                "report": report,
+            })),
+            Format::Markdown => out.push_str(&format!("## {where_}\n\n{rendered}\n")),
+            Format::Github | Format::Junit => out.push_str(&rendered),
+            Format::Text => out.push_str(&format!("== {where_} ==\n{rendered}\n")),
+        }
     }
-    if format == Format::Github {
-        // The job's summary page shows the whole report; it is public on a
-        // public repository, so redacted unless asked not to be.
-        let summary = markdown::render(&report, matrix, code);
-        let summary = match s.redacts(Format::Markdown) {
-            true => Redactor::new(&host, &report.snapshot).apply_rendered(&summary),
-            false => summary,
-        };
-        terminal::append_step_summary(&summary)?;
+    if s.format == Format::Json {
+        let all = serde_json::json!({ "environments": json });
+        out =
+            crate::escape::json_text(&serde_json::to_string_pretty(&all).expect("reports serialise")) + "\n";
     }
-    Ok(code)
+    emit(s.output.as_deref(), &out)?;
+    Ok(if codes.contains(&exit::FINDINGS) {
+        exit::FINDINGS
+    } else if codes.iter().all(|&c| c == exit::NOT_EVALUATED) {
+        exit::NOT_EVALUATED
+    } else {
+        exit::OK
+    })
 }

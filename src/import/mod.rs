@@ -13,6 +13,7 @@
 mod assemble;
 mod free;
 mod lines;
+mod split;
 
 use std::collections::BTreeMap;
 
@@ -34,13 +35,19 @@ pub fn import(text: &str, matrix: &Matrix) -> Snapshot {
     if let Ok(s) = Snapshot::from_saved(text) {
         return s;
     }
+    import_lines(text.split('\n').enumerate(), matrix)
+}
+
+/// Reads numbered lines (0-based), in the order given: a part of a paste
+/// reads its own lines before the shared ones, so what it states wins.
+fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &Matrix) -> Snapshot {
     let set = matrix.signature_set();
     let mut c = Collector::default();
     let mut mode = lines::Mode::Prose;
     // Lines read outside any block: reading one again states nothing new
     // (the first statement of a fact wins), and logs repeat lines a lot.
     let mut read_once: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    for (i, raw) in text.split('\n').enumerate() {
+    for (i, raw) in numbered {
         c.lines = i + 1;
         let line = lines::clean(raw, MAX_LINE);
         if line.is_empty() {
@@ -65,6 +72,35 @@ pub fn import(text: &str, matrix: &Matrix) -> Snapshot {
     c.glibc_from_os(matrix);
     c.settle_guesses();
     c.into_snapshot(matrix)
+}
+
+/// One of several environments a paste describes apart.
+pub struct Environment {
+    /// The paste's own heading ("Before", "Machine A").
+    pub label: String,
+    /// The lines under that heading, 1-based and inclusive.
+    pub lines: (usize, usize),
+    pub snapshot: Snapshot,
+}
+
+/// The environments of a paste whose headings set several apart
+/// ("Before:" / "After:", "Machine A" / "Machine B"), each stating facts
+/// of its own; empty when the paste is one environment.
+pub fn import_environments(text: &str, matrix: &Matrix) -> Vec<Environment> {
+    let envs: Vec<Environment> = split::split(text)
+        .into_iter()
+        .map(|p| {
+            let snapshot = import_lines(p.order.into_iter(), matrix);
+            Environment { label: p.label, lines: p.lines, snapshot }
+        })
+        .collect();
+    let states_its_own = |e: &Environment| {
+        e.snapshot
+            .pasted
+            .as_ref()
+            .is_some_and(|p| p.facts.iter().any(|f| (e.lines.0..=e.lines.1).contains(&f.line)))
+    };
+    if envs.iter().all(states_its_own) { envs } else { Vec::new() }
 }
 
 /// A fact a paste can state. `Collector::into_snapshot` matches on every
