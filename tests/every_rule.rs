@@ -200,6 +200,16 @@ fn cases() -> Vec<(&'static str, World, World)> {
         ),
         ("torch-cpu-build-on-gpu-machine", w().dist("torch", "2.5.1+cpu"), w().dist("torch", "2.5.1+cu124")),
         (
+            "onnx-1-16-1-crashes-on-macos",
+            w().dist("onnx", "1.16.1").set("/system/found/os/found", json!("macOS Big Sur 11.7.10")),
+            w().dist("onnx", "1.16.0").set("/system/found/os/found", json!("macOS Big Sur 11.7.10")),
+        ),
+        (
+            "torch-cpu-build-beside-cuda-toolkit",
+            w().no_driver().dist("torch", "2.5.1+cpu").toolkit("12.4"),
+            w().no_driver().dist("torch", "2.5.1+cu124").toolkit("12.4"),
+        ),
+        (
             "torch-dynamo-export-needs-onnxscript",
             w().dists(&[("torch", "2.9.1+cu128"), ("onnx", "1.19.1")]),
             w().dists(&[("torch", "2.9.1+cu128"), ("onnx", "1.19.1"), ("onnxscript", "0.5.4")]),

@@ -33,6 +33,46 @@ const SAMPLES: &[(&str, &str, &str)] = &[
         "upsample_bilinear2d exported at opset 11 with align_corners",
     ),
     (
+        "error-protobuf-older-than-generated-code",
+        "E   AttributeError: module 'google.protobuf.descriptor' has no attribute '_internal_create_key' on Windows Platform.",
+        "module 'google.protobuf.descriptor' has _internal_create_key",
+    ),
+    (
+        "error-onnx-compose-missing",
+        "AttributeError: module 'onnx' has no attribute 'compose'",
+        "module 'onnx' has compose",
+    ),
+    (
+        "error-pip-building-from-source",
+        "  ERROR: Failed building wheel for onnx",
+        "Successfully built onnxruntime wheel cache",
+    ),
+    (
+        "error-tensorrt-api-removed",
+        "AttributeError: 'tensorrt_bindings.tensorrt.IBuilderConfig' object has no attribute 'max_workspace_size'",
+        "'tensorrt.IBuilderConfig' object has attribute 'set_memory_pool_limit'",
+    ),
+    (
+        "error-tensorrt-python-api-too-old",
+        "AttributeError: module 'tensorrt' has no attribute 'Logger'",
+        "module 'tensorrt' has attribute Logger",
+    ),
+    (
+        "error-tensorrt-mixed-libraries",
+        "2: [builder.cpp::nvinfer1::builder::createCaskKernelLibraryImpl::137] Error Code 2: Internal Error (Assertion validateCaskKLibSize(buffer.size) failed. )",
+        "createCaskKernelLibraryImpl succeeded",
+    ),
+    (
+        "error-pip-no-release-for-python",
+        "  Could not find a version that satisfies the requirement ultralytics>=8.0.232 (from -r requirements.txt (line 18)) (from versions: )",
+        "Could not find a version that satisfies the requirement ultralytics>=8.0.232 (from versions: 8.0.232, 8.1.0)",
+    ),
+    (
+        "error-tensorrt-unknown-jetson-module",
+        "[TRT] [E] 2: [utils.cpp::checkMemLimit::380] Error Code 2: Internal Error (Assertion upperBound != 0 failed. Unknown embedded device detected. Please update the table with the entry: {{1794, 6, 16}, 12653},)",
+        "Embedded device detected: Jetson Xavier NX",
+    ),
+    (
         "error-onnxscript-missing",
         "ModuleNotFoundError: No module named 'onnxscript'",
         "onnxscript 0.5.4 is installed",

@@ -239,16 +239,23 @@ impl EnvChecks<'_> {
     /// (A METADATA may declare thousands; the message names the first few,
     /// the fix installs them all.)
     fn declared_requirements(&mut self, dists: &[crate::snapshot::Distribution]) {
-        let Some(markers) = marker_environment(self.snapshot, self.env) else {
+        let markers = marker_environment(self.snapshot, self.env);
+        // Without the Python version, only requirements without markers
+        // (those pip quoted in a paste) can be judged.
+        if markers.is_none() && !dists.iter().flat_map(|d| &d.requires).any(|r| !r.contains(';')) {
             let reason = "the Python version is unknown, so requirement markers cannot be evaluated";
             self.record(BuiltinCheck::DeclaredRequirementUnmet.code(), Outcome::not_evaluated(reason));
             return;
-        };
+        }
         for d in dists.iter().filter(|d| !d.requires.is_empty()) {
             let mut missing = Vec::new();
             for line in &d.requires {
                 let Ok(req) = Requirement::<pep508_rs::VerbatimUrl>::from_str(line) else { continue };
-                if !req.evaluate_markers(&markers, &[]) {
+                let applies = match &markers {
+                    Some(m) => req.evaluate_markers(m, &[]),
+                    None => !line.contains(';'),
+                };
+                if !applies {
                     continue;
                 }
                 if let Some(m) = self.requirement(d, &req) {

@@ -99,7 +99,7 @@ impl Collector {
             name: name.into(),
             version,
             location: PathBuf::from("(pasted)"),
-            requires: Vec::new(),
+            requires: self.requires.get(name).cloned().unwrap_or_default(),
             shadowed: Vec::new(),
             // A conda build is made per Python by its channel: what pip's
             // wheels support says nothing of it.

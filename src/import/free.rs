@@ -321,6 +321,22 @@ fn has(line: &str, needle: &str) -> bool {
 /// "torch 1.12 with cu113", "on CUDA 11.3", "driver 470.82",
 /// ".../python3.8/site-packages", "/usr/local/cuda-11.0/", "libcudnn.so.8.9.2".
 pub fn sentence(line: &str, c: &mut Collector) {
+    // "I had installed both onnxruntime and onnxruntime-gpu": the one
+    // installation problem people describe instead of listing.
+    if has(line, "both") && has(line, "onnxruntime-gpu") {
+        static BOTH: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                r"(?i)\bboth\s+(?:the\s+)?onnxruntime(?:-gpu)?\s+and\s+(?:the\s+)?onnxruntime(?:-gpu)?\b",
+            )
+            .unwrap()
+        });
+        if let Some(m) = BOTH.find(line)
+            && !not_installed(line, m.start())
+            && !line.trim_end().ends_with('?')
+        {
+            c.both_onnxruntimes();
+        }
+    }
     // Most lines of a long paste hold no dotted version: skip them cheaply.
     if !line.as_bytes().windows(2).any(|w| w[0].is_ascii_digit() && w[1] == b'.') {
         return;
@@ -401,6 +417,17 @@ mod tests {
         assert_eq!(gpu_name("NVIDIA A100-SXM4-80GB"), "NVIDIA A100-SXM4-80GB");
         assert_eq!(cuda_tag("2.2.0+cu121").as_deref(), Some("12.1"));
         assert_eq!(leading_version("v1.17.1"), Some("1.17.1"));
+        let mut c = Collector::default();
+        sentence("Do I need both onnxruntime and onnxruntime-gpu?", &mut c);
+        sentence("I had installed both onnxruntime and onnxruntime-gpu.", &mut c);
+        assert!(field("ONNX Runtime version", "1.6.0", &mut c));
+        c.settle_both_onnxruntimes();
+        assert_eq!(c.dist_version("onnxruntime-gpu"), Some("1.6.0"), "the sentence names the second install");
+        let mut c = Collector::default();
+        sentence("Do I need both onnxruntime and onnxruntime-gpu?", &mut c);
+        assert!(field("ONNX Runtime version", "1.6.0", &mut c));
+        c.settle_both_onnxruntimes();
+        assert_eq!(c.dist_version("onnxruntime-gpu"), None, "a question installs nothing");
         let mut c = Collector::default();
         assert!(field("torch", "2.1.2+cpu -> 2.2.1+cpu (", &mut c));
         assert!(field("torchvision", "0.16.2 → 0.17.1", &mut c));

@@ -227,6 +227,26 @@ fn conda_package(c: &mut Collector, name: &str, version: &str, build: Option<&st
     }
 }
 
+/// pip's report of a broken requirement, both what it names installed and
+/// the requirement: "torchvision 0.7.0 requires torch==1.6.0, but you have
+/// torch 1.6.1 which is incompatible." (pip 20.3 on, after "pip's
+/// dependency resolver does not currently take into account…"), and the
+/// older "ERROR: torchvision 0.7.0 has requirement torch==1.6.0, but you'll
+/// have torch 1.6.1 which is incompatible."
+fn pip_conflict(line: &str, c: &mut Collector) -> bool {
+    static CONFLICT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?:^|ERROR: )([A-Za-z0-9][A-Za-z0-9_.-]*) (\S+) (?:requires|has requirement) (.+?), but you(?:'ll)? have ([A-Za-z0-9][A-Za-z0-9_.-]*) (\S+) which is incompatible",
+        )
+        .expect("the pip conflict pattern compiles")
+    });
+    let Some(m) = CONFLICT.captures(line) else { return false };
+    c.dist(&m[1], &m[2]);
+    c.dist(&m[4], &m[5]);
+    c.requirement(&m[1], &m[3]);
+    true
+}
+
 /// Splits "Key: value" lines of collect_env.
 fn key_value(line: &str) -> Option<(&str, &str)> {
     let (k, v) = line.split_once(':')?;
@@ -255,6 +275,9 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
     }
     if let Some((name, version)) = pip_freeze(line) {
         c.dist(name, version);
+        return Mode::Prose;
+    }
+    if line.contains("but you") && pip_conflict(line, c) {
         return Mode::Prose;
     }
     if line.contains("Driver Version:") {

@@ -71,6 +71,7 @@ fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &M
     c.facts_from_platforms(matrix);
     c.glibc_from_os(matrix);
     c.settle_guesses();
+    c.settle_both_onnxruntimes();
     c.into_snapshot(matrix)
 }
 
@@ -178,6 +179,10 @@ pub(crate) struct Collector {
     platforms: Vec<(Platform, String, bool, usize)>,
     /// Distributions a `conda list` line (or collect_env's `[conda]`) named.
     from_conda: std::collections::BTreeSet<String>,
+    /// Requirements pip said a distribution declares ("requires torch==1.6.0").
+    requires: BTreeMap<String, Vec<String>>,
+    /// The line that says both onnxruntime and onnxruntime-gpu are installed.
+    both_onnxruntimes: Option<usize>,
 }
 
 impl Collector {
@@ -235,6 +240,40 @@ impl Collector {
         }
         self.fact(Key::Dist(name.clone()), version);
         self.dists.entry(name).or_insert((v, self.lines));
+    }
+
+    /// A sentence says onnxruntime and onnxruntime-gpu are both installed.
+    pub(crate) fn both_onnxruntimes(&mut self) {
+        self.both_onnxruntimes.get_or_insert(self.lines);
+    }
+
+    /// Where a sentence says both onnxruntimes are installed and the paste
+    /// versions one of them: the other, at the same version, marked as
+    /// read from that sentence (the two are released together).
+    pub(crate) fn settle_both_onnxruntimes(&mut self) {
+        let Some(line) = self.both_onnxruntimes else { return };
+        let version = |c: &Self, name: &str| c.values.get(&Key::Dist(name.into())).map(|(v, _)| v.clone());
+        let (cpu, gpu) = (version(self, "onnxruntime"), version(self, "onnxruntime-gpu"));
+        let (missing, v) = match (cpu, gpu) {
+            (Some(v), None) => ("onnxruntime-gpu", v),
+            (None, Some(v)) => ("onnxruntime", v),
+            _ => return,
+        };
+        let here = std::mem::replace(&mut self.lines, line);
+        self.dist(missing, &v);
+        if let Some(f) = self.facts.iter_mut().rev().find(|f| f.fact == missing && f.line == line) {
+            f.guessed = true;
+        }
+        self.lines = here;
+    }
+
+    /// A requirement a distribution declares, as pip quoted it.
+    pub(crate) fn requirement(&mut self, dist: &str, requirement: &str) {
+        let list = self.requires.entry(normalize_name(dist)).or_default();
+        let requirement = requirement.trim().to_string();
+        if !list.contains(&requirement) && list.len() < 64 {
+            list.push(requirement);
+        }
     }
 
     /// A distribution conda installed.
