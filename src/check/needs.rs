@@ -157,9 +157,41 @@ fn op_label(domain: &str, op: &str, version: i64) -> String {
     if domain == "ai.onnx" { format!("{op}-{version}") } else { format!("{domain}.{op}-{version}") }
 }
 
+/// One operator of the model as the kernel tables see it: the version
+/// onnxruntime would look a kernel up by, and its label.
+struct KernelOp<'m> {
+    domain: &'m str,
+    op: &'m str,
+    since: Option<i64>,
+    label: String,
+}
+
+/// `provider`'s table for `runtime`, and the model's operators it covers,
+/// without those whose schema has a function body (onnxruntime runs the
+/// body where it has no kernel).
+fn kernel_ops<'a>(
+    model: &'a ModelFacts,
+    matrix: &'a Matrix,
+    runtime: &str,
+    provider: &str,
+) -> Option<(&'a ProviderKernels, Vec<KernelOp<'a>>)> {
+    let all: Vec<&ProviderKernels> =
+        matrix.operator_kernels.iter().filter(|k| k.runtime == runtime).collect();
+    let kernels = *all.iter().find(|k| k.provider == provider)?;
+    let ops = model_ops(model, kernels)
+        .into_iter()
+        .filter_map(|(domain, op, opset)| {
+            let since = since_version(matrix, &all, domain, op, opset);
+            let function = since.is_some_and(|s| matrix.is_function_op(domain, op, s));
+            let label = op_label(domain, op, since.unwrap_or(opset));
+            (!function).then_some(KernelOp { domain, op, since, label })
+        })
+        .collect();
+    Some((kernels, ops))
+}
+
 /// The operators of the model that `release` of `runtime` has no kernel
-/// for on `provider`, as `LayerNormalization-17`. Operators whose schema
-/// has a function body are left out: onnxruntime runs their body instead.
+/// for on `provider`, as `LayerNormalization-17`.
 pub fn lacking(
     model: &ModelFacts,
     matrix: &Matrix,
@@ -167,17 +199,10 @@ pub fn lacking(
     provider: &str,
     release: &Ver,
 ) -> Vec<String> {
-    let all: Vec<&ProviderKernels> =
-        matrix.operator_kernels.iter().filter(|k| k.runtime == runtime).collect();
-    let Some(kernels) = all.iter().find(|k| k.provider == provider) else { return Vec::new() };
-    model_ops(model, kernels)
-        .into_iter()
-        .filter_map(|(domain, op, opset)| {
-            let since = since_version(matrix, &all, domain, op, opset);
-            let lacks = kernels.kernel(release, domain, op, since) == Kernel::Lacks;
-            let function = since.is_some_and(|s| matrix.is_function_op(domain, op, s));
-            (lacks && !function).then(|| op_label(domain, op, since.unwrap_or(opset)))
-        })
+    let Some((kernels, ops)) = kernel_ops(model, matrix, runtime, provider) else { return Vec::new() };
+    ops.into_iter()
+        .filter(|o| kernels.kernel(release, o.domain, o.op, o.since) == Kernel::Lacks)
+        .map(|o| o.label)
         .collect()
 }
 
@@ -190,22 +215,12 @@ fn kernel_floor(
     runtime: &str,
     provider: &str,
 ) -> Option<(Option<String>, String)> {
-    let all: Vec<&ProviderKernels> =
-        matrix.operator_kernels.iter().filter(|k| k.runtime == runtime).collect();
-    let kernels = all.iter().find(|k| k.provider == provider)?;
+    let (kernels, ops) = kernel_ops(model, matrix, runtime, provider)?;
     let mut worst: Option<(usize, String)> = None;
-    for (domain, op, opset) in model_ops(model, kernels) {
-        let since = since_version(matrix, &all, domain, op, opset);
-        if since.is_some_and(|s| matrix.is_function_op(domain, op, s)) {
-            continue;
-        }
-        let label = op_label(domain, op, since.unwrap_or(opset));
-        let first = kernels.first_with(domain, op, since);
-        let at = first.map_or(usize::MAX, |f| {
-            kernels.releases.iter().position(|r| r.release == f.release).unwrap_or(0)
-        });
+    for o in ops {
+        let at = kernels.first_with(o.domain, o.op, o.since).unwrap_or(usize::MAX);
         if at > 0 && worst.as_ref().is_none_or(|(w, _)| at > *w) {
-            worst = Some((at, label));
+            worst = Some((at, o.label));
         }
     }
     let (at, label) = worst?;

@@ -175,10 +175,11 @@ impl ProviderKernels {
         }
     }
 
-    /// The first release read that runs the operator, if any.
-    pub fn first_with(&self, domain: &str, op: &str, since: Option<i64>) -> Option<&KernelRelease> {
+    /// The index in `releases` of the first release read that runs the
+    /// operator, if any.
+    pub fn first_with(&self, domain: &str, op: &str, since: Option<i64>) -> Option<usize> {
         let since = since?;
-        (0..self.releases.len()).find(|&i| self.registers(i, domain, op, since)).map(|i| &self.releases[i])
+        (0..self.releases.len()).find(|&i| self.registers(i, domain, op, since))
     }
 
     /// Whether this provider's table covers `domain` at all.
@@ -193,4 +194,56 @@ impl ProviderKernels {
 pub struct FunctionOps {
     /// domain → operator → the since versions that have a body.
     pub ops: BTreeMap<String, BTreeMap<String, Vec<i64>>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(ranges: &str) -> ProviderKernels {
+        let releases: Vec<String> = ["1.16", "1.18", "1.20"].iter().map(|r| r.to_string()).collect();
+        let parsed = ranges.split_whitespace().map(|t| KernelRange::parse(t, &releases).unwrap()).collect();
+        ProviderKernels {
+            runtime: "onnxruntime".into(),
+            provider: "CPUExecutionProvider".into(),
+            releases: releases
+                .iter()
+                .map(|r| KernelRelease { release: r.clone(), read: r.clone(), source: String::new() })
+                .collect(),
+            ops: BTreeMap::from([("ai.onnx".into(), BTreeMap::from([("Op".into(), parsed)]))]),
+        }
+    }
+
+    #[test]
+    fn ranges_and_their_releases_are_read_and_bad_ones_refused() {
+        let releases = vec!["1.16".to_string(), "1.18".to_string()];
+        let r = KernelRange::parse("13-18@1.18", &releases).unwrap();
+        assert_eq!(r, KernelRange { start: 13, end: Some(18), first: 1, last: 1 });
+        let r = KernelRange::parse("19+@..1.16", &releases).unwrap();
+        assert_eq!(r, KernelRange { start: 19, end: None, first: 0, last: 0 });
+        for bad in ["", "+", "7-6", "1.5", "13@1.99", "13@1.18..1.16", "0"] {
+            assert!(KernelRange::parse(bad, &releases).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_open_range_takes_only_its_own_version_as_onnxruntime_does() {
+        // Read in 1.16: "13+"; from 1.18 on: "13-17" and "18+".
+        let t = table("13+@..1.16 13-17@1.18 18+@1.18");
+        let all = [&t];
+        let since = |opset| ProviderKernels::since_version(&all, &[], "ai.onnx", "Op", opset);
+        assert_eq!((since(12), since(17), since(20)), (None, Some(13), Some(18)));
+        let v = |s: &str| Ver::new(s);
+        // An opset-18 node: 1.16's open 13+ does not take version 18.
+        assert_eq!(t.kernel(&v("1.16.3"), "ai.onnx", "Op", since(18)), Kernel::Lacks);
+        assert_eq!(t.kernel(&v("1.18.0"), "ai.onnx", "Op", since(18)), Kernel::Has);
+        // 1.17 was not read, and 1.16 lacks what 1.18 has: it cannot be told.
+        assert_eq!(t.kernel(&v("1.17.1"), "ai.onnx", "Op", since(18)), Kernel::Unknown);
+        // Before the first release read it lacks what that one lacks; after
+        // the last it keeps what that one has.
+        assert_eq!(t.kernel(&v("1.14.1"), "ai.onnx", "Op", since(18)), Kernel::Lacks);
+        assert_eq!(t.kernel(&v("1.22.0"), "ai.onnx", "Op", since(18)), Kernel::Has);
+        assert_eq!(t.kernel(&v("1.22.0"), "ai.onnx", "Op", None), Kernel::Lacks);
+        assert_eq!(t.first_with("ai.onnx", "Op", since(18)), Some(1));
+    }
 }
