@@ -588,8 +588,12 @@ fn environments_the_paste_sets_apart_are_judged_apart() {
         let lines = &e["report"]["snapshot"]["pasted"]["error_lines"];
         assert_eq!(lines[0]["line"], 2, "{lines:#}");
     }
-    // The text report shows each under its heading.
-    let out = doctor().args(["diagnose", "-"]).write_stdin(text).output().unwrap();
+    // The text report shows each under its heading; --json keeps them all.
+    let dir = tempfile::tempdir().unwrap();
+    let side = dir.path().join("report.json");
+    let out = doctor().args(["diagnose", "-", "--json"]).arg(&side).write_stdin(text).output().unwrap();
+    let saved = json(&std::fs::read(&side).unwrap());
+    assert_eq!(saved["environments"][1]["label"], "After", "{saved:#}");
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(
         shown.contains("== Before (lines 4-6) ==") && shown.contains("== After (lines 8-10) =="),

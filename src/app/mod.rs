@@ -388,22 +388,32 @@ fn judge_environments(
         let (report, code, rendered) = judged(s, matrix, &host, env.snapshot, s.format);
         codes.push(code);
         match s.format {
-            Format::Json => json.push(serde_json::json!({
-                "label": env.label,
-                "lines": [first, last],
-                "report": report,
-            })),
+            Format::Json => {}
             Format::Markdown => out.push_str(&format!("## {where_}\n\n{rendered}\n")),
             Format::Github | Format::Junit => out.push_str(&rendered),
             Format::Text => out.push_str(&format!("== {where_} ==\n{rendered}\n")),
         }
+        // The JSON of this environment, for the output or for --json.
+        if s.format == Format::Json || s.json.is_some() {
+            let mut value = serde_json::to_value(&report).expect("a report serialises");
+            if s.format != Format::Json && s.redacts(Format::Json) {
+                let text = serde_json::to_string(&report).expect("a report serialises");
+                let redacted = Redactor::new(&host, &report.snapshot).apply_rendered(&text);
+                value = serde_json::from_str(&redacted).unwrap_or(value);
+            }
+            json.push(serde_json::json!({ "label": env.label, "lines": [first, last], "report": value }));
+        }
     }
+    let all = serde_json::json!({ "environments": json });
+    let all =
+        crate::escape::json_text(&serde_json::to_string_pretty(&all).expect("reports serialise")) + "\n";
     if s.format == Format::Json {
-        let all = serde_json::json!({ "environments": json });
-        out =
-            crate::escape::json_text(&serde_json::to_string_pretty(&all).expect("reports serialise")) + "\n";
+        out = all.clone();
     }
     emit(s.output.as_deref(), &out)?;
+    if let Some(path) = &s.json {
+        emit(Some(path), &all)?;
+    }
     Ok(if codes.contains(&exit::FINDINGS) {
         exit::FINDINGS
     } else if codes.iter().all(|&c| c == exit::NOT_EVALUATED) {
