@@ -303,12 +303,7 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
     let (report, code, rendered) = judged(s, matrix, &host, snapshot, format);
     emit(s.output.as_deref(), &rendered)?;
     if let Some(path) = &s.json {
-        let json = serde_json::to_string_pretty(&report).expect("a report serialises") + "\n";
-        let json = match s.redacts(Format::Json).then(|| Redactor::new(&host, &report.snapshot)) {
-            Some(r) => r.apply_rendered(&json),
-            None => json,
-        };
-        emit(Some(path), &json)?;
+        emit(Some(path), &(side_json(s, &host, &report) + "\n"))?;
     }
     if format == Format::Github {
         // The job's summary page shows the whole report; it is public on a
@@ -321,6 +316,16 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
         terminal::append_step_summary(&summary)?;
     }
     Ok(code)
+}
+
+/// A report as JSON for `--json` (and for each environment of a split
+/// paste), with the host-derived values redacted as the JSON format asks.
+fn side_json(s: &Settings, host: &Host, report: &Report) -> String {
+    let json = serde_json::to_string_pretty(report).expect("a report serialises");
+    match s.redacts(Format::Json) {
+        true => Redactor::new(host, &report.snapshot).apply_rendered(&json),
+        false => json,
+    }
 }
 
 /// Judges one snapshot and renders it in `format`: the report (its
@@ -395,12 +400,8 @@ fn judge_environments(
         }
         // The JSON of this environment, for the output or for --json.
         if s.format == Format::Json || s.json.is_some() {
-            let mut value = serde_json::to_value(&report).expect("a report serialises");
-            if s.format != Format::Json && s.redacts(Format::Json) {
-                let text = serde_json::to_string(&report).expect("a report serialises");
-                let redacted = Redactor::new(&host, &report.snapshot).apply_rendered(&text);
-                value = serde_json::from_str(&redacted).unwrap_or(value);
-            }
+            let value: serde_json::Value = serde_json::from_str(&side_json(s, &host, &report))
+                .unwrap_or_else(|_| serde_json::to_value(&report).expect("a report serialises"));
             json.push(serde_json::json!({ "label": env.label, "lines": [first, last], "report": value }));
         }
     }

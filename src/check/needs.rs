@@ -148,8 +148,7 @@ fn since_version(
     op: &str,
     opset: i64,
 ) -> Option<i64> {
-    let bodies = matrix.function_ops.ops.get(domain).and_then(|ops| ops.get(op));
-    ProviderKernels::since_version(all, bodies.map_or(&[][..], Vec::as_slice), domain, op, opset)
+    ProviderKernels::since_version(all, matrix.function_versions(domain, op), domain, op, opset)
 }
 
 /// `LayerNormalization-17`, `com.microsoft.FusedConv-1`.

@@ -542,9 +542,14 @@ pub struct Matrix {
 }
 
 impl Matrix {
+    /// The since versions of `op` of `domain` whose schema has a function body.
+    pub fn function_versions(&self, domain: &str, op: &str) -> &[i64] {
+        self.function_ops.ops.get(domain).and_then(|ops| ops.get(op)).map_or(&[], Vec::as_slice)
+    }
+
     /// Whether `op` of `domain` at since version `since` has a function body.
     pub fn is_function_op(&self, domain: &str, op: &str, since: i64) -> bool {
-        self.function_ops.ops.get(domain).and_then(|ops| ops.get(op)).is_some_and(|v| v.contains(&since))
+        self.function_versions(domain, op).contains(&since)
     }
 
     /// All signature patterns as one set, compiled on first use.
