@@ -4,14 +4,28 @@ release registers, per execution provider.
 
 onnxruntime generates its docs/OperatorKernels.md from
 `get_all_opkernel_def()`; this script asks the same function of each
-release's wheel, so every row is what that release's own document lists.
+release's wheel. Where no wheel can answer (the CUDA provider needs a GPU;
+wheels before 1.16 do not export that function) it reads the document, at the
+release's tag or at the commit on main where the release branched, and adds
+what the document leaves out: kernels that declare no type constraint, for
+which its generator writes no row (NonMaxSuppression). At the branch points
+of 1.17, 1.18, 1.19, 1.21 and 1.22 the document and source so read list
+exactly what the CPU wheel registers.
+
+`build` refuses a series in which a release takes an operator version
+that the next release read does not: kernels are only ever added, so such a
+document is incomplete (1.13's lists no com.microsoft kernel for CUDA).
 
     scripts/operator-kernels.py dump            # in a Python with onnxruntime: JSON on stdout
     scripts/operator-kernels.py build DIR...    # folders of dumps (or dump files) -> YAML on stdout
                                                 # (in a Python with onnx: its function bodies too)
     scripts/operator-kernels.py fetch OUT R...  # install each release R in a scratch venv and dump it to OUT
-    scripts/operator-kernels.py doc OperatorKernels.md PROVIDER RELEASE READ SOURCE
-                                                # one provider of the document, as a dump
+    scripts/operator-kernels.py doc OperatorKernels.md PROVIDER RELEASE READ SOURCE [GITDIR REV]
+                                                # one provider of the document, as a dump (with
+                                                # the kernels it cannot list, from a clone at REV)
+    scripts/operator-kernels.py doc-git GITDIR REV PROVIDER RELEASE READ
+                                                # the same from an onnxruntime clone at REV, with
+                                                # the kernels the document cannot list (see untyped)
 
 A range is written as onnxruntime's document writes it (`6-12`, `13`,
 `14+`), followed by the releases that register it when that is not every
@@ -21,6 +35,7 @@ release read: `@1.17` (from 1.17 on), `@..1.16` (up to 1.16),
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -47,11 +62,32 @@ def dump():
     json.dump(out, sys.stdout, indent=0, sort_keys=True)
 
 
-def doc(path, provider, release, read, source):
+def doc(path, provider, release, read, source, gitdir=None, rev=None):
     """One provider's section of an OperatorKernels.md, as a dump: for
-    providers no wheel here can answer for (CUDA needs a GPU)."""
-    import re
+    providers no wheel here can answer for (CUDA needs a GPU). With an
+    onnxruntime clone and a revision, adds the kernels the document cannot
+    list (see untyped) from that revision's source."""
+    ops = doc_kernels(path, provider)
+    if gitdir:
+        merge(ops, untyped_at(gitdir, rev, provider))
+    write_dump(release, read, source, provider, ops)
 
+
+def write_dump(release, read, source, provider, ops):
+    kernels = {d: {o: sorted(r) for o, r in sorted(x.items())} for d, x in sorted(ops.items())}
+    out = {"release": release, "read": read, "source": source, "kernels": {provider: kernels}}
+    json.dump(out, sys.stdout, indent=0, sort_keys=True)
+
+
+def merge(ops, more):
+    for domain, x in more.items():
+        for op, ranges in x.items():
+            have = ops.setdefault(domain, {}).setdefault(op, [])
+            have += [r for r in ranges if r not in have]
+
+
+def doc_kernels(path, provider):
+    """domain -> operator -> [[start, end]] of one provider's section."""
     ops, section, domain, op = {}, None, None, None
     for line in open(path, encoding="utf-8"):
         line = line.rstrip("\n")
@@ -83,9 +119,127 @@ def doc(path, provider, release, read, source):
             ranges.append(r)
     if not ops:
         sys.exit(f"{path}: no section for {provider}")
-    kernels = {d: {o: sorted(r) for o, r in sorted(x.items())} for d, x in sorted(ops.items())}
-    out = {"release": release, "read": read, "source": source, "kernels": {provider: kernels}}
-    json.dump(out, sys.stdout, indent=0, sort_keys=True)
+    return ops
+
+
+# The source folders whose kernel registrations make up each provider.
+PROVIDER_SOURCES = {
+    "CPUExecutionProvider": ["onnxruntime/core/providers/cpu", "onnxruntime/contrib_ops/cpu"],
+    "CUDAExecutionProvider": ["onnxruntime/core/providers/cuda", "onnxruntime/contrib_ops/cuda"],
+}
+PROVIDER_TOKENS = {"kCpuExecutionProvider": "CPUExecutionProvider", "kCudaExecutionProvider": "CUDAExecutionProvider"}
+DOMAIN_TOKENS = {
+    "kOnnxDomain": "ai.onnx",
+    "kMLDomain": "ai.onnx.ml",
+    "kMSDomain": "com.microsoft",
+    "kMSNchwcDomain": "com.microsoft.nchwc",
+    "kMSInternalNHWCDomain": "com.ms.internal.nhwc",
+    "kPytorchAtenDomain": "org.pytorch.aten",
+}
+
+
+def untyped(tree, provider):
+    """The kernels of `provider` in the source `tree` that declare no type
+    constraint. gen_opkernel_doc.py writes a row per type constraint, so
+    the document never lists these (NonMaxSuppression, QLinearConcat, ...)
+    although the release registers them: read from the registration macros."""
+
+    found = {}
+    call = re.compile(r"\b(ONNX_(?:CPU_)?OPERATOR_[A-Z_]*KERNEL(?:_EX)?)\s*\(")
+    for folder in PROVIDER_SOURCES[provider]:
+        for root, _, files in os.walk(os.path.join(tree, folder)):
+            for name in files:
+                if not name.endswith((".cc", ".cpp")):
+                    continue
+                text = open(os.path.join(root, name), encoding="utf-8", errors="replace").read()
+                for m in call.finditer(text):
+                    args = macro_args(text, m.end())
+                    kernel = registration(m.group(1), args)
+                    if kernel and kernel[0] == provider and not any("TypeConstraint" in a for a in args):
+                        _, domain, op, r = kernel
+                        ranges = found.setdefault(domain, {}).setdefault(op, [])
+                        if r not in ranges:
+                            ranges.append(r)
+    return found
+
+
+def macro_args(text, start):
+    """The top-level arguments of the call whose `(` ends at `start`."""
+    args, depth, cur = [], 1, []
+    for ch in text[start:]:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                args.append("".join(cur).strip())
+                return args
+        if ch == "," and depth == 1:
+            args.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    return []
+
+
+def registration(macro, args):
+    """(provider, domain, op, [start, end]) of one registration macro, or
+    None where its arguments are not literal (a macro's own definition)."""
+    versioned = "VERSIONED" in macro
+    types = 2 if "TWO_TYPED" in macro else 1 if "TYPED" in macro else 0
+    if "CLASS_NAME" in macro:
+        return None
+    if macro.endswith("_EX"):
+        if len(args) < 5:
+            return None
+        op, domain = args[0], DOMAIN_TOKENS.get(args[1])
+        rest = args[2:]
+    else:
+        op = args[0] if args else ""
+        domain = ("com.microsoft.nchwc" if "NCHWC" in macro else "com.microsoft" if "_MS_" in macro
+                  else "ai.onnx.ml" if "_ML_" in macro else "ai.onnx")
+        rest = args[1:]
+    nver = 2 if versioned else 1
+    if not re.fullmatch(r"[A-Za-z_]\w*", op) or domain is None or len(rest) < nver + types:
+        return None
+    try:
+        start, end = int(rest[0]), int(rest[nver - 1]) if versioned else INT_MAX
+    except ValueError:
+        return None
+    rest = rest[nver + types:]
+    if macro.endswith("_EX"):
+        provider = PROVIDER_TOKENS.get(rest[0]) if rest else None
+    else:
+        provider = "CPUExecutionProvider"
+    return (provider, domain, op, [start, end]) if provider else None
+
+
+def git_tree(gitdir, rev, paths, tree):
+    """Writes `paths` of `rev` into the folder `tree`; returns the commit."""
+    git = ["git", "--git-dir", gitdir]
+    commit = subprocess.run([*git, "rev-parse", f"{rev}^{{commit}}"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    archive = subprocess.run([*git, "archive", commit, *paths], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", tree], input=archive, check=True)
+    return commit
+
+
+def untyped_at(gitdir, rev, provider):
+    with tempfile.TemporaryDirectory() as tree:
+        git_tree(gitdir, rev, PROVIDER_SOURCES[provider], tree)
+        return untyped(tree, provider)
+
+
+def doc_git(gitdir, rev, provider, release, read):
+    """doc() of one revision of an onnxruntime clone: its document and the
+    kernels its source registers that the document cannot list."""
+    with tempfile.TemporaryDirectory() as tree:
+        commit = git_tree(gitdir, rev, ["docs/OperatorKernels.md", *PROVIDER_SOURCES[provider]], tree)
+        ops = doc_kernels(os.path.join(tree, "docs", "OperatorKernels.md"), provider)
+        merge(ops, untyped(tree, provider))
+    at = rev if re.fullmatch(r"v[\d.]+", rev) else commit
+    write_dump(release, read, f"https://github.com/microsoft/onnxruntime/blob/{at}/docs/OperatorKernels.md",
+               provider, ops)
 
 
 def fetch(out, releases):
@@ -134,6 +288,23 @@ def spans(present, order):
     return runs
 
 
+def takes(ranges, since):
+    """onnxruntime's VerifyVersion: an open range takes only its start."""
+    return any(since == a if b >= INT_MAX else a <= since <= b for a, b in ranges)
+
+
+def lost_kernels(old, new):
+    """The `domain:op-since` that `old` runs and `new` does not."""
+    lost = []
+    for domain, ops in sorted(old.items()):
+        for op, ranges in sorted(ops.items()):
+            for a, b in ranges:
+                for since in [a] if b >= INT_MAX else range(a, b + 1):
+                    if not takes(new.get(domain, {}).get(op, []), since):
+                        lost.append(f"{domain}:{op}-{since}")
+    return lost
+
+
 def build(paths):
     files = []
     for p in paths:
@@ -155,6 +326,13 @@ def build(paths):
         dumps.setdefault(line, {"kernels": {}})["kernels"].update(d["kernels"])
     everyone = sorted(dumps, key=key)
     providers = sorted({p for d in dumps.values() for p in d["kernels"]})
+    for provider in providers:
+        order = [r for r in everyone if provider in dumps[r]["kernels"]]
+        for old, new in zip(order, order[1:]):
+            lost = lost_kernels(dumps[old]["kernels"][provider], dumps[new]["kernels"][provider])
+            if lost:
+                sys.exit(f"{provider}: {new} lacks {len(lost)} kernels {old} has ({', '.join(lost[:5])}, ...): "
+                         "one of the two documents is incomplete")
     lines = [
         "# yaml-language-server: $schema=schema.json",
         "# The operator kernels each onnxruntime release registers, per execution",
@@ -237,8 +415,10 @@ if __name__ == "__main__":
         dump()
     elif cmd == "build":
         build(sys.argv[2:])
-    elif cmd == "doc" and len(sys.argv) == 7:
+    elif cmd == "doc" and len(sys.argv) in (7, 9):
         doc(*sys.argv[2:])
+    elif cmd == "doc-git" and len(sys.argv) == 7:
+        doc_git(*sys.argv[2:])
     elif cmd == "fetch" and len(sys.argv) > 3:
         fetch(sys.argv[2], sys.argv[3:])
     else:

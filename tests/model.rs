@@ -263,6 +263,38 @@ fn a_model_is_told_the_oldest_runtimes_that_take_it_and_why() {
     assert!(future.iter().all(|(_, at, _)| at.is_null()), "{future:?}");
 }
 
+#[test]
+fn the_cuda_provider_is_judged_per_release_and_the_fix_names_the_first_release_with_kernels() {
+    let w = support::world::World::new;
+    let cuda = |world: support::world::World| {
+        let report = judge(&world);
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["code"] == "model-op-without-cuda-kernel")
+            .cloned()
+    };
+    // GridSample-16: a CPU kernel from 1.11, a CUDA one from 1.18.
+    let f = cuda(w().model(8, 16, &[("ai.onnx", "GridSample")]).target("onnxruntime", "1.12.1")).unwrap();
+    assert!(f["message"].as_str().unwrap().contains("GridSample-16"), "{f:#}");
+    assert!(
+        f["fixes"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("python -m pip install --upgrade \"onnxruntime-gpu>=1.18\"")
+    );
+    assert!(cuda(w().model(8, 16, &[("ai.onnx", "GridSample")]).target("onnxruntime", "1.18.1")).is_none());
+    // Unique has no CUDA kernel in any release read: no upgrade is offered.
+    let f = cuda(w().model(8, 16, &[("ai.onnx", "Unique")]).target("onnxruntime", "1.22.0")).unwrap();
+    assert!(f["fixes"].as_array().unwrap().iter().all(|x| !x.as_str().unwrap().contains("pip")), "{f:#}");
+    // NonMaxSuppression's kernels declare no type constraint, so the
+    // document has no row for them; the CUDA provider has them since 1.10.
+    assert!(
+        cuda(w().model(7, 12, &[("ai.onnx", "NonMaxSuppression")]).target("onnxruntime", "1.10.0")).is_none()
+    );
+}
+
 /// The version of onnxruntime installed in `venv`.
 fn onnxruntime_version(venv: &Path) -> String {
     let out = Command::new(venv.join("bin/python"))

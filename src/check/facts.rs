@@ -19,6 +19,7 @@
 //! a reason (its probe did not run or failed). Rules treat unknown as "could
 //! not evaluate", never as a pass.
 
+use crate::check::needs::CUDA;
 use crate::matrix::Matrix;
 use crate::snapshot::model::ExternalProblem;
 use crate::snapshot::nvidia::{Gpu, NvmlState};
@@ -210,7 +211,15 @@ impl<'a> Facts<'a> {
             "external_unusable" => external(m, &[ExternalProblem::Empty, ExternalProblem::NotAFile]),
             "file" => Fact::Text(m.path.display().to_string()),
             "ops_without_kernel" => self.kernel_gaps(m, crate::check::needs::CPU),
-            "ops_without_cuda_kernel" => self.kernel_gaps(m, "CUDAExecutionProvider"),
+            "ops_without_cuda_kernel" => self.kernel_gaps(m, CUDA),
+            // The first release with CUDA kernels for all of those.
+            "cuda_kernels_from" => match self.kernel_gaps(m, CUDA) {
+                Fact::List(gaps) => {
+                    crate::check::needs::first_running(m, self.matrix, "onnxruntime", CUDA, &gaps)
+                        .map_or(Fact::Absent, Fact::Text)
+                }
+                _ => Fact::Absent,
+            },
             "dynamic_inputs" => list(crate::check::profile::describe(m)),
             "trtexec_shapes" => Fact::Text(crate::check::profile::trtexec_flags(m)),
             "tensorrt_profile" => Fact::Text(crate::check::profile::python_profile(m)),

@@ -15,6 +15,7 @@ use crate::version::Ver;
 
 /// The provider every onnxruntime build has.
 pub const CPU: &str = "CPUExecutionProvider";
+pub const CUDA: &str = "CUDAExecutionProvider";
 
 /// The oldest release of one package that can take the model.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -203,6 +204,24 @@ pub fn lacking(
         .filter(|o| kernels.kernel(release, o.domain, o.op, o.since) == Kernel::Lacks)
         .map(|o| o.label)
         .collect()
+}
+
+/// The first release read whose `provider` runs every operator named in
+/// `labels` (as [`lacking`] names them); None when one of them has no
+/// kernel in any release read.
+pub fn first_running(
+    model: &ModelFacts,
+    matrix: &Matrix,
+    runtime: &str,
+    provider: &str,
+    labels: &[String],
+) -> Option<String> {
+    let (kernels, ops) = kernel_ops(model, matrix, runtime, provider)?;
+    let mut at = None;
+    for o in ops.iter().filter(|o| labels.contains(&o.label)) {
+        at = at.max(Some(kernels.first_with(o.domain, o.op, o.since)?));
+    }
+    kernels.releases.get(at?).map(|r| r.release.clone())
 }
 
 /// The first release read whose `provider` runs every operator of the
