@@ -455,6 +455,29 @@ fn cases() -> Vec<(&'static str, World, World)> {
                 .target("onnxruntime", "1.20.1"),
         ),
         (
+            "model-shape-computed-for-old-tensorrt",
+            w().model(8, 13, &[("ai.onnx", "Resize")])
+                .model_set("shape_operands", json!([{"operand": "Resize.scales", "nodes": 2, "first": "/up/Resize"}]))
+                .target("tensorrt", "8.2.5"),
+            // 8.4's parser takes scales computed at run time.
+            w().model(8, 13, &[("ai.onnx", "Resize")])
+                .model_set("shape_operands", json!([{"operand": "Resize.scales", "nodes": 2, "first": "/up/Resize"}]))
+                .target("tensorrt", "8.4.3"),
+        ),
+        (
+            "model-shape-tensor-inputs-need-profile-values",
+            w().model(8, 13, &[("ai.onnx", "Reshape")])
+                .model_set(
+                    "shape_operands",
+                    json!([{"operand": "Reshape.shape", "nodes": 1, "first": "r", "inputs": ["new_shape"]}]),
+                )
+                .target("tensorrt", "10.7.0"),
+            // Computed, not a graph input: no shape tensor to bound.
+            w().model(8, 13, &[("ai.onnx", "Reshape")])
+                .model_set("shape_operands", json!([{"operand": "Reshape.shape", "nodes": 1, "first": "r"}]))
+                .target("tensorrt", "10.7.0"),
+        ),
+        (
             "model-dynamic-inputs-on-implicit-batch-tensorrt",
             w().model(6, 9, &[("ai.onnx", "Conv")]).model_set("inputs", dynamic_input()).target("tensorrt", "5.1.5"),
             w().model(6, 9, &[("ai.onnx", "Conv")]).model_set("inputs", dynamic_input()).target("tensorrt", "6.0.1"),

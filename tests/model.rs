@@ -50,6 +50,19 @@ fn model_facts_are_read_exactly() {
 
     let (_, r) = check(&dir.join("aten.onnx"), &["--target", "onnxruntime==1.31.1"]);
     assert_eq!(r["snapshot"]["model"]["ops"]["org.pytorch.aten"]["ATen"], 1);
+
+    // Shape operands not held as constants, with the graph inputs that feed them.
+    let (_, r) = check(&dir.join("computed_shapes_opset13.onnx"), &["--target", "tensorrt==10.7.0"]);
+    assert_eq!(
+        r["snapshot"]["model"]["shape_operands"],
+        serde_json::json!([
+            {"operand": "Resize.scales", "nodes": 1, "first": "/up/Resize"},
+            {"operand": "Reshape.shape", "nodes": 1, "first": "/head/Reshape", "inputs": ["new_shape"]}
+        ])
+    );
+    // Constants, initializers included, are not.
+    let (_, r) = check(&dir.join("int64_weights.onnx"), &["--target", "tensorrt==10.7.0"]);
+    assert!(r["snapshot"]["model"].get("shape_operands").is_none(), "{:#}", r["snapshot"]["model"]);
 }
 
 #[test]
@@ -88,6 +101,15 @@ fn each_kind_of_model_gets_its_finding() {
         vec!["model-opset-too-new-for-tensorrt", profile]
     );
     assert_eq!(codes("upsample.onnx", &["onnxruntime==1.31.1"]), Vec::<String>::new());
+    // onnxruntime loads a Constant node as an initializer: no kernel is needed.
+    assert_eq!(codes("constant_opset17.onnx", &["onnxruntime==1.17.1"]), Vec::<String>::new());
+    // Resize scales computed at run time: TensorRT's parser takes them from 8.4 on.
+    let shape_input = "model-shape-tensor-inputs-need-profile-values";
+    assert_eq!(
+        codes("computed_shapes_opset13.onnx", &["tensorrt==8.2.5"]),
+        vec!["model-shape-computed-for-old-tensorrt", profile, shape_input]
+    );
+    assert_eq!(codes("computed_shapes_opset13.onnx", &["tensorrt==8.6.1"]), vec![profile, shape_input]);
 
     let fix = {
         let (_, r) = check(&dir.join("ir10_opset21.onnx"), &["--target", "onnxruntime==1.17.1"]);
@@ -255,6 +277,15 @@ fn a_model_is_told_the_oldest_runtimes_that_take_it_and_why() {
     assert!(grid.contains(&("onnxruntime".into(), "1.11".into(), "opset 16".into())), "{grid:?}");
     assert!(grid.contains(&("tensorrt".into(), "8.5".into(), "operator GridSample".into())), "{grid:?}");
     assert!(grid.contains(&("onnx".into(), "1.10".into(), "IR 8".into())), "{grid:?}");
+    // Resize scales computed at run time raise TensorRT's floor to 8.4.
+    let computed = needs(w().model(8, 13, &[("ai.onnx", "Resize")]).model_set(
+        "shape_operands",
+        serde_json::json!([{"operand": "Resize.scales", "nodes": 1, "first": "r"}]),
+    ));
+    assert!(
+        computed.contains(&("tensorrt".into(), "8.4".into(), "Resize.scales computed at run time".into())),
+        "{computed:?}"
+    );
     // The IR version can set the floor instead of the opset.
     let ir = needs(w().model(10, 13, &[("ai.onnx", "Relu")]));
     assert!(ir.contains(&("onnxruntime".into(), "1.18".into(), "IR 10".into())), "{ir:?}");

@@ -53,6 +53,11 @@ const SAMPLES: &[(&str, &str, &str)] = &[
         "'tensorrt.IBuilderConfig' object has attribute 'set_memory_pool_limit'",
     ),
     (
+        "error-tensorrt-resize-scales-not-constant",
+        "ERROR: builtin_op_importers.cpp:2540 In function importResize:\n[8] Assertion failed: scales.is_weights() && \"Resize scales must be an initializer!\"",
+        "Resize scales are read from the initializer",
+    ),
+    (
         "error-tensorrt-python-api-too-old",
         "AttributeError: module 'tensorrt' has no attribute 'Logger'",
         "module 'tensorrt' has attribute Logger",

@@ -221,6 +221,11 @@ impl<'a> Facts<'a> {
                 _ => Fact::Absent,
             },
             "dynamic_inputs" => list(crate::check::profile::describe(m)),
+            // Shape operands not held as constants: `Resize.scales`.
+            "runtime_shape_operands" => list(m.shape_operands.iter().map(|o| o.operand.clone()).collect()),
+            "runtime_shape_nodes" => list(crate::check::profile::runtime_shape_nodes(m)),
+            "shape_tensor_inputs" => list(crate::check::profile::shape_tensor_inputs(m)),
+            "shape_input_profile" => Fact::Text(crate::check::profile::shape_input_profile(m)),
             "trtexec_shapes" => Fact::Text(crate::check::profile::trtexec_flags(m)),
             "tensorrt_profile" => Fact::Text(crate::check::profile::python_profile(m)),
             // The oldest onnxruntime that loads the model (see `needs`).

@@ -88,42 +88,68 @@ pub fn needs(model: &ModelFacts, matrix: &Matrix) -> Vec<Need> {
         }
         out.push(Need { package: "onnxruntime".into(), at_least, because });
     }
-    let trt = rows(matrix, "tensorrt-releases");
-    if let Some(opset) = opset.filter(|_| !trt.is_empty()) {
-        let (mut at_least, mut because) = floor(&trt, &[("max_opset", "opset", opset)]);
-        // From there on, the first release whose parser imports every operator.
-        let ops: Vec<&String> = model.ops.get("ai.onnx").map(|o| o.keys().collect()).unwrap_or_default();
-        let unsupported = rows(matrix, "tensorrt-onnx-ops");
-        if let Some(from) = at_least.as_deref().map(Ver::new) {
-            let missing = |row: &Row| -> Vec<String> {
-                let list = row.values.get("unsupported").map(String::as_str).unwrap_or("");
-                let list: Vec<&str> = list.split_whitespace().collect();
-                ops.iter().filter(|o| list.contains(&o.as_str())).map(|o| o.to_string()).collect()
-            };
-            let mut last_missing: Vec<String> = Vec::new();
-            for (release, row) in unsupported.iter().filter(|(v, _)| v.parsed() >= from.parsed()) {
-                let lacking = missing(row);
-                if lacking.is_empty() {
-                    if !last_missing.is_empty() && release.parsed() > from.parsed() {
-                        at_least = Some(release.raw().to_string());
-                        because = format!("operator {}", last_missing.join(", "));
-                    }
-                    break;
-                }
-                last_missing = lacking;
-                at_least = None;
-                because =
-                    format!("operator {} (no release in this matrix imports it)", last_missing.join(", "));
-            }
-        }
-        out.push(Need { package: "tensorrt".into(), at_least, because });
-    }
+    out.extend(tensorrt_need(model, matrix));
     let onnx = rows(matrix, "onnx-releases");
     if !onnx.is_empty() {
         let (at_least, because) = floor(&onnx, &[("ir", "IR", model.ir_version)]);
         out.push(Need { package: "onnx".into(), at_least, because });
     }
     out
+}
+
+/// The oldest TensorRT whose ONNX parser takes the model: its opset, then
+/// its operators, then the shape operands it computes at run time.
+fn tensorrt_need(model: &ModelFacts, matrix: &Matrix) -> Option<Need> {
+    let trt = rows(matrix, "tensorrt-releases");
+    let opset = model.opsets.get("ai.onnx").copied().filter(|_| !trt.is_empty())?;
+    let (mut at_least, mut because) = floor(&trt, &[("max_opset", "opset", opset)]);
+    // From there on, the first release whose parser imports every
+    // operator, then the first that takes every shape operand the model
+    // computes at run time.
+    let ops: Vec<&str> =
+        model.ops.get("ai.onnx").map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+    let operands: Vec<&str> = model.shape_operands.iter().map(|o| o.operand.as_str()).collect();
+    for (table, column, items, what) in [
+        ("tensorrt-onnx-ops", "unsupported", &ops, "operator {}"),
+        ("tensorrt-parser-constants", "needs_constant", &operands, "{} computed at run time"),
+    ] {
+        let Some(from) = at_least.as_deref().map(Ver::new) else { break };
+        let Some((release, clash)) = first_without(matrix, table, column, items, &from) else { continue };
+        because = what.replace("{}", &clash.join(", "));
+        if release.is_none() {
+            because += " (no release in this matrix imports it)";
+        }
+        at_least = release;
+    }
+    Some(Need { package: "tensorrt".into(), at_least, because })
+}
+
+/// From the row of `table` that holds `from` on, the first whose `column`
+/// lists none of `items`, and what the row before it listed. None when the
+/// row holding `from` already lists none; a release of None when no row does.
+fn first_without(
+    matrix: &Matrix,
+    table: &str,
+    column: &str,
+    items: &[&str],
+    from: &Ver,
+) -> Option<(Option<String>, Vec<String>)> {
+    let rows = rows(matrix, table);
+    let start = rows.iter().rposition(|(v, _)| v.parsed() <= from.parsed()).unwrap_or(0);
+    let mut clash: Vec<String> = Vec::new();
+    for (release, row) in &rows[start..] {
+        let listed = row.values.get(column).map(String::as_str).unwrap_or("");
+        let hits: Vec<String> = items
+            .iter()
+            .filter(|i| listed.split_whitespace().any(|l| l == **i))
+            .map(|i| i.to_string())
+            .collect();
+        if hits.is_empty() {
+            return (!clash.is_empty()).then(|| (Some(release.raw().to_string()), clash));
+        }
+        clash = hits;
+    }
+    (!clash.is_empty()).then_some((None, clash))
 }
 
 /// The model's operators, each with the domain and the opset it is read
@@ -168,7 +194,7 @@ struct KernelOp<'m> {
 
 /// `provider`'s table for `runtime`, and the model's operators it covers,
 /// without those whose schema has a function body (onnxruntime runs the
-/// body where it has no kernel).
+/// body where it has no kernel) and those it loads as initializers.
 fn kernel_ops<'a>(
     model: &'a ModelFacts,
     matrix: &'a Matrix,
@@ -180,6 +206,7 @@ fn kernel_ops<'a>(
     let kernels = *all.iter().find(|k| k.provider == provider)?;
     let ops = model_ops(model, kernels)
         .into_iter()
+        .filter(|&(domain, op, _)| !matrix.is_initializer_op(domain, op))
         .filter_map(|(domain, op, opset)| {
             let since = since_version(matrix, &all, domain, op, opset);
             let function = since.is_some_and(|s| matrix.is_function_op(domain, op, s));

@@ -4,6 +4,10 @@
 //! Python builder calls, with placeholder sizes a user then adjusts: a
 //! dimension named the same in several inputs gets the same size, the
 //! first dimension (the batch) 1 / 1 / 16, any other 1 / 256 / 1024.
+//!
+//! A graph input that feeds a shape operand (a Reshape's shape) is a
+//! TensorRT *shape tensor*: the profile bounds its values, which the model
+//! does not say, so those calls are written with MIN / OPT / MAX to fill in.
 
 use crate::snapshot::model::{ModelFacts, TensorInfo};
 
@@ -82,6 +86,54 @@ pub fn python_profile(m: &ModelFacts) -> String {
         .join("; ")
 }
 
+/// `Resize.scales (3 nodes, first /up/Resize)` for each shape operand the
+/// model does not hold as a constant.
+pub fn runtime_shape_nodes(m: &ModelFacts) -> Vec<String> {
+    m.shape_operands
+        .iter()
+        .map(|o| match o.nodes {
+            1 => format!("{} ({})", o.operand, o.first),
+            n => format!("{} ({n} nodes, first {})", o.operand, o.first),
+        })
+        .collect()
+}
+
+/// The graph inputs that feed a shape operand, distinct, in model order.
+fn shape_tensors(m: &ModelFacts) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for i in m.shape_operands.iter().flat_map(|o| &o.inputs) {
+        if !out.contains(&i.as_str()) {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// `shape (Reshape.shape)` for each graph input that feeds a shape operand.
+pub fn shape_tensor_inputs(m: &ModelFacts) -> Vec<String> {
+    shape_tensors(m)
+        .into_iter()
+        .map(|name| {
+            let fed: Vec<&str> = m
+                .shape_operands
+                .iter()
+                .filter(|o| o.inputs.iter().any(|i| i == name))
+                .map(|o| o.operand.as_str())
+                .collect();
+            format!("{name} ({})", fed.join(", "))
+        })
+        .collect()
+}
+
+/// `profile.set_shape_input("shape", MIN, OPT, MAX)` for each, `; `-joined.
+pub fn shape_input_profile(m: &ModelFacts) -> String {
+    shape_tensors(m)
+        .into_iter()
+        .map(|name| format!("profile.set_shape_input({name:?}, MIN, OPT, MAX)"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +162,7 @@ mod tests {
             external_data: vec![],
             subgraphs: 0,
             functions: 0,
+            shape_operands: vec![],
         }
     }
 

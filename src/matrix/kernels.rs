@@ -188,12 +188,16 @@ impl ProviderKernels {
     }
 }
 
-/// The operator versions whose ONNX schema has a function body: where
-/// onnxruntime has no kernel for one, it runs the body instead.
+/// The operators onnxruntime runs without a kernel of their own: those
+/// whose ONNX schema has a function body (it runs the body), and those it
+/// turns into initializers when it loads the graph (Constant).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct FunctionOps {
     /// domain → operator → the since versions that have a body.
     pub ops: BTreeMap<String, BTreeMap<String, Vec<i64>>>,
+    /// domain → operators loaded as initializers.
+    #[serde(default)]
+    pub initializers: BTreeMap<String, BTreeSet<String>>,
 }
 
 #[cfg(test)]

@@ -62,6 +62,16 @@ struct RawFile {
     operator_kernels: Vec<Spanned<RawProviderKernels>>,
     #[serde(default)]
     operator_functions: Option<Spanned<RawOperatorFunctions>>,
+    #[serde(default)]
+    operator_initializers: Option<Spanned<RawOperatorInitializers>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOperatorInitializers {
+    sources: Vec<String>,
+    /// domain → operators.
+    ops: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -477,6 +487,12 @@ impl Builder {
         }
         for kernels in raw.operator_kernels {
             self.add_operator_kernels(e, kernels);
+        }
+        if let Some(initializers) = raw.operator_initializers {
+            require_sources(e, &initializers, &initializers.value.sources, "operator_initializers");
+            for (domain, ops) in initializers.value.ops {
+                self.function_ops.initializers.entry(domain).or_default().extend(ops);
+            }
         }
         if let Some(functions) = raw.operator_functions {
             self.add_operator_functions(e, functions);

@@ -183,13 +183,12 @@ impl Condition {
         Ok(match t {
             "present" => Self::Present,
             "absent" => Self::Absent,
+            // A table cell listing nothing (`none of {row.unsupported}` for
+            // a release that supports everything): holds for any value.
+            "none of" => Self::NoneOf(Vec::new()),
             _ => {
                 if let Some(rest) = t.strip_prefix("none of ") {
-                    let words: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
-                    if words.is_empty() {
-                        return Err("`none of` needs at least one word".into());
-                    }
-                    Self::NoneOf(words)
+                    Self::NoneOf(rest.split_whitespace().map(str::to_string).collect())
                 } else if let Some(rest) = t.strip_prefix("one of ") {
                     let words: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
                     if words.is_empty() {
@@ -545,6 +544,11 @@ impl Matrix {
     /// The since versions of `op` of `domain` whose schema has a function body.
     pub fn function_versions(&self, domain: &str, op: &str) -> &[i64] {
         self.function_ops.ops.get(domain).and_then(|ops| ops.get(op)).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether onnxruntime loads every `op` node of `domain` as an initializer.
+    pub fn is_initializer_op(&self, domain: &str, op: &str) -> bool {
+        self.function_ops.initializers.get(domain).is_some_and(|ops| ops.contains(op))
     }
 
     /// Whether `op` of `domain` at since version `since` has a function body.

@@ -7,21 +7,21 @@
 //! hand-declared subset of `onnx.proto` ([`proto`]), and tensor payloads
 //! stepped over without reading them. So a 2 GB model with inline weights
 //! is read in the time it takes to walk its node list, in memory that
-//! holds counts rather than nodes, and a file truncated while it is read
-//! is an error, not a crash. Protobuf has no magic number, so a file is a
+//! holds counts and names rather than nodes, and a file truncated while it
+//! is read is an error, not a crash. Protobuf has no magic number, so a file is a
 //! model only if it also has a graph and a plausible IR version.
 
 pub mod proto;
 mod wire;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use prost::Message;
 
 use wire::{Reader, Source, Value, WireError};
 
-pub use crate::snapshot::model::{ExternalFile, ExternalProblem, ModelFacts, TensorInfo};
+pub use crate::snapshot::model::{ExternalFile, ExternalProblem, ModelFacts, ShapeOperand, TensorInfo};
 
 /// The highest IR version the doctor considers plausible; newer files are
 /// still read, anything past this is taken for garbage.
@@ -86,7 +86,11 @@ fn facts(path: &Path, source: &dyn Source) -> Result<ModelFacts, ModelError> {
             external_data: Vec::new(),
             subgraphs: 0,
             functions: top.functions.len() as u64,
+            shape_operands: Vec::new(),
         },
+        opset: top.opsets.iter().find(|o| domain_name(&o.domain) == "ai.onnx").map_or(0, |o| o.version),
+        constants: HashSet::new(),
+        uses: Vec::new(),
     };
     let result = walk.graph(&mut r, graph, 0).and_then(|()| {
         top.functions.iter().try_for_each(|&(offset, len)| walk.function(&mut r, offset, len))
@@ -95,7 +99,65 @@ fn facts(path: &Path, source: &dyn Source) -> Result<ModelFacts, ModelError> {
         WireError::Io(source) => ModelError::Io { path: path.to_path_buf(), source },
         WireError::Malformed(why) => not(format!("the protobuf does not decode ({why})")),
     })?;
+    walk.f.shape_operands = shape_operands(&walk.f.inputs, &walk.constants, walk.uses);
     Ok(walk.f)
+}
+
+/// The shape operands whose input is neither an initializer nor a Constant
+/// node's output. Those TensorRT's older parsers read only as constants
+/// are all kept; the others only where a graph input feeds them.
+fn shape_operands(inputs: &[TensorInfo], constants: &HashSet<String>, uses: Vec<Use>) -> Vec<ShapeOperand> {
+    const PARSER_CONSTANTS: &[&str] = &["Reshape.shape", "Resize.scales", "Resize.sizes", "Upsample.scales"];
+    let mut out: Vec<ShapeOperand> = Vec::new();
+    for u in uses.into_iter().filter(|u| !constants.contains(&u.input)) {
+        let from_input = inputs.iter().any(|i| i.name == u.input);
+        if !from_input && !PARSER_CONSTANTS.contains(&u.operand) {
+            continue;
+        }
+        let i = match out.iter().position(|o| o.operand == u.operand) {
+            Some(i) => i,
+            None => {
+                out.push(ShapeOperand {
+                    operand: u.operand.into(),
+                    nodes: 0,
+                    first: u.node,
+                    inputs: Vec::new(),
+                });
+                out.len() - 1
+            }
+        };
+        let o = &mut out[i];
+        o.nodes += 1;
+        if from_input && !o.inputs.contains(&u.input) {
+            o.inputs.push(u.input);
+        }
+    }
+    out
+}
+
+/// Which input of a default-domain node is a shape operand, at `opset`.
+fn shape_operand(op: &str, index: usize, opset: i64) -> Option<&'static str> {
+    Some(match (op, index) {
+        ("Reshape", 1) => "Reshape.shape",
+        ("Resize", 1) if opset < 11 => "Resize.scales",
+        ("Resize", 2) if opset >= 11 => "Resize.scales",
+        ("Resize", 3) => "Resize.sizes",
+        ("Upsample", 1) => "Upsample.scales",
+        ("Expand", 1) => "Expand.shape",
+        ("ConstantOfShape", 0) => "ConstantOfShape.shape",
+        ("Tile", 1) => "Tile.repeats",
+        ("Slice", 1) => "Slice.starts",
+        ("Slice", 2) => "Slice.ends",
+        _ => return None,
+    })
+}
+
+/// A node input that is a shape operand, to be judged once every
+/// initializer is known (a graph writes its initializers after its nodes).
+struct Use {
+    operand: &'static str,
+    input: String,
+    node: String,
 }
 
 /// The fields of ModelProto the doctor reads, with where the graph and the
@@ -137,6 +199,11 @@ fn small<M: Message + Default>(r: &mut Reader<'_>, offset: u64, len: u64) -> Res
 struct Walk {
     dir: PathBuf,
     f: ModelFacts,
+    /// The model's default-domain opset.
+    opset: i64,
+    /// Initializer names and Constant node outputs, in every graph.
+    constants: HashSet<String>,
+    uses: Vec<Use>,
 }
 
 impl Walk {
@@ -166,12 +233,17 @@ impl Walk {
         })
     }
 
-    /// A NodeProto: counted by domain and op type; subgraphs in its attributes walked.
+    /// A NodeProto: counted by domain and op type; subgraphs in its
+    /// attributes walked; its shape operands and Constant outputs noted.
     fn node(&mut self, r: &mut Reader<'_>, offset: u64, len: u64, depth: usize) -> Result<(), WireError> {
-        let (mut op_type, mut domain) = (String::new(), String::new());
+        let (mut op_type, mut domain, mut name) = (String::new(), String::new(), String::new());
+        let (mut inputs, mut outputs) = (Vec::new(), Vec::new());
         r.fields(offset, offset + len, |r, tag, v| {
             let Value::Bytes { offset, len } = v else { return Ok(()) };
             match tag {
+                1 => inputs.push(r.string(offset, len)?),
+                2 => outputs.push(r.string(offset, len)?),
+                3 => name = r.string(offset, len)?,
                 4 => op_type = r.string(offset, len)?,
                 7 => domain = r.string(offset, len)?,
                 5 => self.attribute(r, offset, len, depth)?,
@@ -179,7 +251,22 @@ impl Walk {
             }
             Ok(())
         })?;
-        *self.f.ops.entry(domain_name(&domain)).or_default().entry(op_type).or_default() += 1;
+        let domain = domain_name(&domain);
+        let count = self.f.ops.entry(domain.clone()).or_default().entry(op_type.clone()).or_default();
+        *count += 1;
+        if domain != "ai.onnx" {
+            return Ok(());
+        }
+        if op_type == "Constant" {
+            self.constants.extend(outputs);
+            return Ok(());
+        }
+        let label = if name.is_empty() { format!("{op_type} #{count}") } else { name };
+        for (i, input) in inputs.into_iter().enumerate() {
+            if let Some(operand) = shape_operand(&op_type, i, self.opset).filter(|_| !input.is_empty()) {
+                self.uses.push(Use { operand, input, node: label.clone() });
+            }
+        }
         Ok(())
     }
 
@@ -211,6 +298,9 @@ impl Walk {
         let (mut dims, mut data_type, mut external, mut location) = (Vec::new(), 0, Vec::new(), 0);
         r.fields(offset, offset + len, |r, tag, v| {
             match (tag, v) {
+                (8, Value::Bytes { offset, len }) => {
+                    self.constants.insert(r.string(offset, len)?);
+                }
                 (1, Value::Varint(d)) => dims.push(d as i64),
                 (1, Value::Bytes { offset, len }) => dims.extend(r.packed(offset, len)?),
                 (2, Value::Varint(t)) => data_type = t as i32,

@@ -33,6 +33,27 @@ pub struct ModelFacts {
     pub subgraphs: u64,
     /// Model-local functions.
     pub functions: u64,
+    /// Shape operands (a Reshape's shape, a Resize's scales) the model
+    /// does not hold as constants, by operand.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shape_operands: Vec<ShapeOperand>,
+}
+
+/// One kind of shape operand (`Resize.scales`) that some nodes take from
+/// something other than an initializer or a Constant node: computed at run
+/// time, or a graph input. TensorRT's older ONNX parsers need some of these
+/// as constants; a graph input feeding one is a TensorRT shape tensor.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ShapeOperand {
+    /// `Reshape.shape`, `Resize.scales`, `Resize.sizes`, `Expand.shape`.
+    pub operand: String,
+    /// How many nodes take it at run time.
+    pub nodes: u64,
+    /// The first of them, by name (`/up/Resize`, or `Resize #3` unnamed).
+    pub first: String,
+    /// The graph inputs that feed it directly.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
