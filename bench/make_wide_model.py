@@ -1,6 +1,7 @@
-# Writes a model of 10,000 nodes over every unary default-domain operator
-# the installed onnx knows, for timing what `onnx-doctor model` computes
-# over all releases: python make_wide_model.py OUT.onnx
+# Writes a model of 10,000 steps over every unary default-domain operator
+# the installed onnx knows, every tenth a Reshape to a shape computed at run
+# time (Shape, Reshape: the walk notes each), for timing what
+# `onnx-doctor model` computes over all releases: python make_wide_model.py OUT.onnx
 import sys
 import onnx
 from onnx import helper, TensorProto, defs
@@ -11,7 +12,11 @@ unary = sorted(
 )
 nodes, prev = [], "x"
 for i in range(10_000):
-    nodes.append(helper.make_node(unary[i % len(unary)], [prev], [f"h{i}"]))
+    if i % 10 == 9:
+        nodes.append(helper.make_node("Shape", [prev], [f"s{i}"]))
+        nodes.append(helper.make_node("Reshape", [prev, f"s{i}"], [f"h{i}"], name=f"reshape{i}"))
+    else:
+        nodes.append(helper.make_node(unary[i % len(unary)], [prev], [f"h{i}"]))
     prev = f"h{i}"
 nodes.append(helper.make_node("Identity", [prev], ["y"]))
 X = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, "height", "width"])
