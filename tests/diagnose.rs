@@ -605,3 +605,28 @@ fn environments_the_paste_sets_apart_are_judged_apart() {
     assert!(r["environments"].is_null());
     assert!(finding_codes(&r).contains(&"pasted-facts-conflict".to_string()), "{:#}", r["findings"]);
 }
+
+#[test]
+fn the_torch_a_paste_shows_picks_the_opset_an_export_error_asks_for() {
+    let fixes = |text: &str| {
+        let out = doctor().args(["diagnose", "-", "--format", "json"]).write_stdin(text).output().unwrap();
+        let r = json(&out.stdout);
+        let f = r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["code"] == "error-torch-export-opset-unsupported");
+        f.unwrap_or_else(|| panic!("{r:#}"))["fixes"].as_array().unwrap().clone()
+    };
+    let error = "ValueError: Unsupported ONNX opset version: 16\n";
+    // torch 1.11 exports up to opset 15.
+    let with_torch = fixes(&format!("PyTorch version: 1.11.0+cu113\n{error}"));
+    assert_eq!(
+        with_torch[0],
+        "torch.onnx.export(..., opset_version=15), or --opset 15 for export scripts: the newest opset this torch exports"
+    );
+    // No torch in the paste: the fix that needs its row is left out, not written with a hole.
+    let without = fixes(error);
+    assert!(without.iter().all(|f| !f.as_str().unwrap().contains("{row")), "{without:?}");
+    assert!(without[0].as_str().unwrap().starts_with("export at an opset this torch writes"), "{without:?}");
+}

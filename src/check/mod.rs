@@ -18,7 +18,7 @@ pub mod profile;
 use serde::{Deserialize, Serialize};
 
 use crate::matrix::template;
-use crate::matrix::{Clause, Component, Condition, Matrix, Row, Rule, RuleKind, Severity, Table};
+use crate::matrix::{Clause, Component, Condition, Lookup, Matrix, Row, Rule, RuleKind, Severity, Table};
 use crate::snapshot::{PythonEnv, Snapshot};
 
 use crate::version::Ver;
@@ -296,11 +296,26 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
             .flatten()
             .map(|n| (n, caps.name(n).map_or_else(|| "?".to_string(), |m| m.as_str().to_string())))
             .collect();
-        let mut f = builtin_finding(rule, None, &params);
+        let row = rule.kind.lookup().and_then(|l| signature_row(l, snapshot, matrix));
+        let mut f = builtin_finding_with_row(rule, None, &params, row);
         f.evidence = evidence;
         j.findings.push(f);
         j.outcomes.push(RuleOutcome { code: rule.code.clone(), subject: None, outcome: Outcome::Fired });
     }
+}
+
+/// A signature's table row, chosen by the first environment of the paste
+/// (or the machine) whose facts have the table's key.
+fn signature_row<'m>(lookup: &Lookup, snapshot: &Snapshot, matrix: &'m Matrix) -> Option<&'m Row> {
+    let table = matrix.tables.get(&lookup.table)?;
+    let key = lookup.by.as_deref().unwrap_or(&table.key);
+    snapshot.pythons.iter().map(Some).chain([None]).find_map(|env| {
+        let facts = Facts::for_env(snapshot, env, matrix);
+        match facts.get(key) {
+            Fact::Absent | Fact::Unknown(_) => None,
+            fact => select_row(table, &Ver::new(fact.display()), &facts, matrix).ok(),
+        }
+    })
 }
 
 /// The signature rules, each after every signature its `explained_by`

@@ -1083,13 +1083,18 @@ fn convert_rule(
     let when = clauses(e, raw.when);
     let require = clauses(e, raw.require);
     let kind = if let Some(sig) = raw.signature {
-        if raw.builtin || !when.is_empty() || !require.is_empty() || raw.lookup.is_some() {
+        if raw.builtin || !when.is_empty() || !require.is_empty() {
             e.at(
                 &raw.code,
-                format!("signature rule `{code}` cannot also have `builtin`, `when`, `lookup` or `require`"),
+                format!("signature rule `{code}` cannot also have `builtin`, `when` or `require`"),
             );
         }
-        signature_kind(e, &code, &sig, &raw.message, &raw.why, &raw.fixes, raw.explained_by)
+        let lookup = raw.lookup.map(|l| {
+            templates.push((Clause { fact: String::new(), condition: String::new() }, e.origin_of(&l)));
+            super::Lookup::parse(&l.value)
+        });
+        let texts = SignatureTexts { message: &raw.message, why: &raw.why, fixes: &raw.fixes };
+        signature_kind(e, &code, &sig, texts, raw.explained_by, lookup)
     } else if !raw.explained_by.is_empty() {
         e.at(
             &raw.code,
@@ -1128,6 +1133,13 @@ fn convert_rule(
     (e.list.len() == before).then_some((rule, templates))
 }
 
+/// The texts of a signature rule, whose placeholders its groups fill.
+struct SignatureTexts<'a> {
+    message: &'a String,
+    why: &'a String,
+    fixes: &'a [String],
+}
+
 /// A signature rule's kind. The pattern is compiled here, with the limits
 /// a paste is matched under, so a pattern too big to compile is this
 /// file's error and not a silent loss of every signature when the set is
@@ -1136,25 +1148,29 @@ fn signature_kind(
     e: &mut Errors<'_>,
     code: &str,
     sig: &Spanned<String>,
-    message: &String,
-    why: &String,
-    fixes: &[String],
+    texts: SignatureTexts<'_>,
     explained_by: Vec<String>,
+    lookup: Option<super::Lookup>,
 ) -> RuleKind {
     match regex::Regex::new(&sig.value) {
         Ok(regex) => {
-            let texts = std::iter::once(message).chain([why]).chain(fixes);
+            let texts = std::iter::once(texts.message).chain([texts.why]).chain(texts.fixes);
             let names: std::collections::BTreeSet<String> = texts.flat_map(|t| placeholders(t)).collect();
+            // `{a|b}`: the first of two groups that captured; `{row.c}`: a
+            // column of the looked-up table (checked with the tables).
+            let filled = |part: &str| {
+                regex.capture_names().flatten().any(|c| c == part)
+                    || (lookup.is_some() && part.starts_with("row."))
+            };
             for name in names {
-                // `{a|b}`: the first of two groups that captured.
-                if !name.split('|').all(|part| regex.capture_names().flatten().any(|c| c == part)) {
+                if !name.split('|').all(filled) {
                     e.at(
                         sig,
                         format!("`{{{name}}}` in rule `{code}` is filled by no named group of its signature"),
                     );
                 }
             }
-            RuleKind::Signature { regex: super::LazyRegex::new(&sig.value), explained_by }
+            RuleKind::Signature { regex: super::LazyRegex::new(&sig.value), explained_by, lookup }
         }
         Err(err) => {
             let why = match err {
@@ -1180,8 +1196,10 @@ fn check_template(
     tables: &BTreeMap<String, Table>,
 ) {
     let mut fail = |message: String| errors.push(MatrixError { origin: origin.clone(), message });
-    let RuleKind::Facts { lookup, .. } = &rule.kind else { return };
-    let Some(name) = lookup.as_ref().map(|l| &l.table) else {
+    if matches!(rule.kind, RuleKind::Builtin) {
+        return;
+    }
+    let Some(name) = rule.kind.lookup().map(|l| &l.table) else {
         fail(format!("`{}` uses {{row.…}} but rule `{}` has no `lookup`", clause.condition, rule.code));
         return;
     };

@@ -292,7 +292,20 @@ pub enum RuleKind {
         #[serde(rename = "pattern")]
         regex: LazyRegex,
         explained_by: Vec<String>,
+        /// A table row to name in the texts (`{row.max_opset}`), chosen by
+        /// the paste's facts (the torch it shows) when the line matches.
+        lookup: Option<Lookup>,
     },
+}
+
+impl RuleKind {
+    /// The table lookup of a data or signature rule.
+    pub fn lookup(&self) -> Option<&Lookup> {
+        match self {
+            Self::Facts { lookup, .. } | Self::Signature { lookup, .. } => lookup.as_ref(),
+            Self::Builtin => None,
+        }
+    }
 }
 
 /// A signature's regex, compiled the first time a paste is read: compiling
