@@ -60,9 +60,16 @@ fn model_facts_are_read_exactly() {
             {"operand": "Reshape.shape", "nodes": 1, "first": "/head/Reshape", "inputs": ["new_shape"]}
         ])
     );
-    // Constants, initializers included, are not.
-    let (_, r) = check(&dir.join("int64_weights.onnx"), &["--target", "tensorrt==10.7.0"]);
-    assert!(r["snapshot"]["model"].get("shape_operands").is_none(), "{:#}", r["snapshot"]["model"]);
+    // Constants, initializers included, are not; nor a local function's
+    // parameters, bound where it is called.
+    for model in ["int64_weights.onnx", "function_reshape.onnx"] {
+        let (_, r) = check(&dir.join(model), &["--target", "tensorrt==10.7.0"]);
+        assert!(
+            r["snapshot"]["model"].get("shape_operands").is_none(),
+            "{model}: {:#}",
+            r["snapshot"]["model"]
+        );
+    }
 }
 
 #[test]

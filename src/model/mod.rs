@@ -91,8 +91,13 @@ fn facts(path: &Path, source: &dyn Source) -> Result<ModelFacts, ModelError> {
         opset: top.opsets.iter().find(|o| domain_name(&o.domain) == "ai.onnx").map_or(0, |o| o.version),
         constants: HashSet::new(),
         uses: Vec::new(),
+        local: HashSet::new(),
     };
-    let result = walk.graph(&mut r, graph, 0).and_then(|()| {
+    let result = local_functions(&mut r, &top.functions).and_then(|local| {
+        walk.local = local;
+        walk.graph(&mut r, graph, 0)
+    });
+    let result = result.and_then(|()| {
         top.functions.iter().try_for_each(|&(offset, len)| walk.function(&mut r, offset, len))
     });
     result.map_err(|e| match e {
@@ -133,6 +138,28 @@ fn shape_operands(inputs: &[TensorInfo], constants: &HashSet<String>, uses: Vec<
         }
     }
     out
+}
+
+/// The (domain, name) of each model-local function: a node calling one is
+/// not an operator any runtime needs (onnxruntime and TensorRT inline it).
+fn local_functions(
+    r: &mut Reader<'_>,
+    functions: &[(u64, u64)],
+) -> Result<HashSet<(String, String)>, WireError> {
+    let mut out = HashSet::new();
+    for &(offset, len) in functions {
+        let (mut name, mut domain) = (String::new(), String::new());
+        r.fields(offset, offset + len, |r, tag, v| {
+            match (tag, v) {
+                (1, Value::Bytes { offset, len }) => name = r.string(offset, len)?,
+                (10, Value::Bytes { offset, len }) => domain = r.string(offset, len)?,
+                _ => {}
+            }
+            Ok(())
+        })?;
+        out.insert((domain_name(&domain), name));
+    }
+    Ok(out)
 }
 
 /// Which input of a default-domain node is a shape operand, at `opset`.
@@ -204,6 +231,8 @@ struct Walk {
     /// Initializer names and Constant node outputs, in every graph.
     constants: HashSet<String>,
     uses: Vec<Use>,
+    /// The model-local functions, as (domain, name).
+    local: HashSet<(String, String)>,
 }
 
 impl Walk {
@@ -252,6 +281,11 @@ impl Walk {
             Ok(())
         })?;
         let domain = domain_name(&domain);
+        // A call of a model-local function: its body's nodes are counted
+        // with the functions.
+        if !self.local.is_empty() && self.local.contains(&(domain.clone(), op_type.clone())) {
+            return Ok(());
+        }
         let count = self.f.ops.entry(domain.clone()).or_default().entry(op_type.clone()).or_default();
         *count += 1;
         if domain != "ai.onnx" {
@@ -284,12 +318,17 @@ impl Walk {
         })
     }
 
-    /// A FunctionProto: its nodes count like the graph's.
+    /// A FunctionProto: its nodes count like the graph's. Its inputs are
+    /// parameters bound where it is called, so its shape operands are not
+    /// judged.
     fn function(&mut self, r: &mut Reader<'_>, offset: u64, len: u64) -> Result<(), WireError> {
+        let uses = self.uses.len();
         r.fields(offset, offset + len, |r, tag, v| match (tag, v) {
             (7, Value::Bytes { offset, len }) => self.node(r, offset, len, 0),
             _ => Ok(()),
-        })
+        })?;
+        self.uses.truncate(uses);
+        Ok(())
     }
 
     /// A TensorProto's header: shape, type, where its data lives. The data
