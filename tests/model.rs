@@ -417,7 +417,7 @@ fn what_the_real_torch_exports_loads_from_the_release_the_doctor_names_and_not_b
     let out = Command::new(venv.join("bin/python")).arg(&script).arg(dir.path()).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut floors = std::collections::BTreeMap::<String, Vec<String>>::new();
-    for name in ["grid_sample", "layer_norm", "adaptive_pool", "attention"] {
+    for name in ["grid_sample", "layer_norm", "adaptive_pool", "attention", "upsample", "encoder", "lstm"] {
         let model = dir.path().join(format!("{name}.onnx"));
         let (_, r) = check(&model, &["--target", "tensorrt==10.15.1"]);
         // Every input has the dynamic batch it was exported with, and
