@@ -630,3 +630,35 @@ fn the_torch_a_paste_shows_picks_the_opset_an_export_error_asks_for() {
     assert!(without.iter().all(|f| !f.as_str().unwrap().contains("{row")), "{without:?}");
     assert!(without[0].as_str().unwrap().starts_with("export at an opset this torch writes"), "{without:?}");
 }
+
+#[test]
+fn an_export_error_for_an_operator_a_later_torch_learnt_names_that_torch_and_opset() {
+    let first_fix = |text: &str| {
+        let out = doctor().args(["diagnose", "-", "--format", "json"]).write_stdin(text).output().unwrap();
+        let r = json(&out.stdout);
+        finding(&r, "error-onnx-export-aten")["fixes"][0].as_str().unwrap().to_string()
+    };
+    // torch 1.11 has no symbolic for grid_sampler at any opset; 1.12 exports it from opset 16.
+    let fix = first_fix(
+        "PyTorch version: 1.11.0\nRuntimeError: Exporting the operator grid_sampler to ONNX opset version 16 is not \
+         supported. Please feel free to request support or submit a pull request on PyTorch GitHub.\n",
+    );
+    assert!(
+        fix.starts_with(
+            "python -m pip install --upgrade \"torch>=1.12\"; then torch.onnx.export(..., opset_version=16)"
+        ),
+        "{fix}"
+    );
+    // The 1.13+ form, with the domain and quotes.
+    let fix = first_fix(
+        "UnsupportedOperatorError: Exporting the operator 'aten::scaled_dot_product_attention' to ONNX opset version 14 \
+         is not supported. Please feel free to request support or submit a pull request on PyTorch GitHub: \
+         https://github.com/pytorch/pytorch/issues.\n",
+    );
+    assert!(fix.contains("\"torch>=2.1\""), "{fix}");
+    // An operator no release read learnt: no torch to name.
+    let fix = first_fix(
+        "UnsupportedOperatorError: Exporting the operator 'aten::l1_loss' to ONNX opset version 17 is not supported.\n",
+    );
+    assert!(fix.starts_with("torch.onnx.export(..., dynamo=True)"), "{fix}");
+}

@@ -291,17 +291,28 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
             continue;
         }
         let caps = &hits[0].1;
-        let params: Vec<(&str, String)> = regex
+        let mut params: Vec<(&str, String)> = regex
             .capture_names()
             .flatten()
             .map(|n| (n, caps.name(n).map_or_else(|| "?".to_string(), |m| m.as_str().to_string())))
             .collect();
+        if let RuleKind::Signature { aten: Some(names), .. } = &rule.kind {
+            params.extend(aten_params(names, caps, matrix));
+        }
         let row = rule.kind.lookup().and_then(|l| signature_row(l, snapshot, matrix));
         let mut f = builtin_finding_with_row(rule, None, &params, row);
         f.evidence = evidence;
         j.findings.push(f);
         j.outcomes.push(RuleOutcome { code: rule.code.clone(), subject: None, outcome: Outcome::Fired });
     }
+}
+
+/// `{aten.opset}` and `{aten.torch}` for the ATen operator the first of
+/// `names` (`op|op2`) captured, written with or without `aten::`.
+fn aten_params(names: &str, caps: &regex::Captures<'_>, matrix: &Matrix) -> Vec<(&'static str, String)> {
+    let op = names.split('|').find_map(|n| caps.name(n)).map(|m| m.as_str().trim_start_matches("aten::"));
+    let Some(s) = op.and_then(|op| matrix.torch_symbolics.get(op)) else { return Vec::new() };
+    vec![("aten.opset", s.opset.to_string()), ("aten.torch", s.torch.clone())]
 }
 
 /// A signature's table row, chosen by the first environment of the paste

@@ -64,6 +64,16 @@ struct RawFile {
     operator_functions: Option<Spanned<RawOperatorFunctions>>,
     #[serde(default)]
     operator_initializers: Option<Spanned<RawOperatorInitializers>>,
+    #[serde(default)]
+    torch_onnx_symbolics: BTreeMap<String, Spanned<RawTorchSymbolic>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTorchSymbolic {
+    opset: String,
+    torch: String,
+    source: String,
 }
 
 #[derive(Deserialize)]
@@ -243,6 +253,10 @@ struct RawRule {
     signature: Option<Spanned<String>>,
     #[serde(default)]
     explained_by: Vec<String>,
+    /// The captures (`op|op2`) that name an ATen operator: its row of
+    /// `torch_onnx_symbolics` fills `{aten.opset}` and `{aten.torch}`.
+    #[serde(default)]
+    aten: Option<String>,
     #[serde(default)]
     supersedes: Vec<String>,
 }
@@ -402,6 +416,7 @@ pub(crate) struct Builder {
     platform_releases: Vec<super::PlatformRelease>,
     operator_kernels: Vec<super::ProviderKernels>,
     function_ops: super::FunctionOps,
+    torch_symbolics: BTreeMap<String, super::TorchSymbolic>,
     stack: Vec<(StackPackage, Origin)>,
     /// Rules with their templated clauses, checked once every table is known.
     pending: Vec<(Rule, Vec<(Clause, Origin)>)>,
@@ -496,6 +511,18 @@ impl Builder {
         }
         if let Some(functions) = raw.operator_functions {
             self.add_operator_functions(e, functions);
+        }
+        for (op, s) in raw.torch_onnx_symbolics {
+            let opset = s.value.opset.parse::<i64>().ok().filter(|o| (1..=99).contains(o));
+            let torch = Ver::new(s.value.torch.as_str());
+            match (opset, torch.parsed().is_some(), is_url(&s.value.source)) {
+                (Some(opset), true, true) => {
+                    let symbolic =
+                        super::TorchSymbolic { opset, torch: s.value.torch, source: s.value.source };
+                    self.torch_symbolics.insert(op, symbolic);
+                }
+                _ => e.at(&s, format!("{op}: needs an opset number, a torch release and a source URL")),
+            }
         }
         for p in raw.stack {
             let origin = e.origin_of(&p);
@@ -726,6 +753,7 @@ impl Builder {
             platform_releases: self.platform_releases,
             operator_kernels: self.operator_kernels,
             function_ops: self.function_ops,
+            torch_symbolics: self.torch_symbolics,
             integrated,
             signature_set: std::sync::OnceLock::new(),
         })
@@ -1094,7 +1122,7 @@ fn convert_rule(
             super::Lookup::parse(&l.value)
         });
         let texts = SignatureTexts { message: &raw.message, why: &raw.why, fixes: &raw.fixes };
-        signature_kind(e, &code, &sig, texts, raw.explained_by, lookup)
+        signature_kind(e, &code, &sig, texts, raw.explained_by, lookup, raw.aten)
     } else if !raw.explained_by.is_empty() {
         e.at(
             &raw.code,
@@ -1151,16 +1179,22 @@ fn signature_kind(
     texts: SignatureTexts<'_>,
     explained_by: Vec<String>,
     lookup: Option<super::Lookup>,
+    aten: Option<String>,
 ) -> RuleKind {
     match regex::Regex::new(&sig.value) {
         Ok(regex) => {
+            let group = |name: &str| regex.capture_names().flatten().any(|c| c == name);
+            if let Some(a) = aten.as_deref().filter(|a| !a.split('|').all(group)) {
+                e.at(sig, format!("`aten: {a}` in rule `{code}` names no group of its signature"));
+            }
             let texts = std::iter::once(texts.message).chain([texts.why]).chain(texts.fixes);
             let names: std::collections::BTreeSet<String> = texts.flat_map(|t| placeholders(t)).collect();
             // `{a|b}`: the first of two groups that captured; `{row.c}`: a
             // column of the looked-up table (checked with the tables).
             let filled = |part: &str| {
-                regex.capture_names().flatten().any(|c| c == part)
+                group(part)
                     || (lookup.is_some() && part.starts_with("row."))
+                    || (aten.is_some() && ["aten.opset", "aten.torch"].contains(&part))
             };
             for name in names {
                 if !name.split('|').all(filled) {
@@ -1170,7 +1204,7 @@ fn signature_kind(
                     );
                 }
             }
-            RuleKind::Signature { regex: super::LazyRegex::new(&sig.value), explained_by, lookup }
+            RuleKind::Signature { regex: super::LazyRegex::new(&sig.value), explained_by, lookup, aten }
         }
         Err(err) => {
             let why = match err {

@@ -295,7 +295,19 @@ pub enum RuleKind {
         /// A table row to name in the texts (`{row.max_opset}`), chosen by
         /// the paste's facts (the torch it shows) when the line matches.
         lookup: Option<Lookup>,
+        /// The captures naming an ATen operator (`op|op2`), looked up in
+        /// the matrix's `torch_symbolics` for `{aten.opset}`/`{aten.torch}`.
+        aten: Option<String>,
     },
+}
+
+/// When torch's TorchScript exporter learnt an ATen operator: the first
+/// torch release that registers a symbolic for it, and the lowest opset.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TorchSymbolic {
+    pub opset: i64,
+    pub torch: String,
+    pub source: String,
 }
 
 impl RuleKind {
@@ -546,6 +558,8 @@ pub struct Matrix {
     /// The operator kernels of each onnxruntime execution provider, per release.
     pub operator_kernels: Vec<ProviderKernels>,
     pub function_ops: FunctionOps,
+    /// ATen operator → when torch's TorchScript exporter learnt it.
+    pub torch_symbolics: BTreeMap<String, TorchSymbolic>,
     /// The compute capabilities of the `integrated` GPU models.
     pub integrated: Vec<(u64, u64)>,
     /// Every signature rule's pattern, to find error lines in one pass
