@@ -111,10 +111,10 @@ fn facts(path: &Path, source: &dyn Source) -> Result<ModelFacts, ModelError> {
 /// The shape operands whose input is neither an initializer nor a Constant
 /// node's output. Those TensorRT's older parsers read only as constants
 /// are all kept; the others only where a graph input feeds them.
-fn shape_operands(inputs: &[TensorInfo], constants: &HashSet<String>, uses: Vec<Use>) -> Vec<ShapeOperand> {
+fn shape_operands(inputs: &[TensorInfo], constants: &HashSet<u64>, uses: Vec<Use>) -> Vec<ShapeOperand> {
     const PARSER_CONSTANTS: &[&str] = &["Reshape.shape", "Resize.scales", "Resize.sizes", "Upsample.scales"];
     let mut out: Vec<ShapeOperand> = Vec::new();
-    for u in uses.into_iter().filter(|u| !constants.contains(&u.input)) {
+    for u in uses.into_iter().filter(|u| !constants.contains(&name_hash(&u.input))) {
         let from_input = inputs.iter().any(|i| i.name == u.input);
         if !from_input && !PARSER_CONSTANTS.contains(&u.operand) {
             continue;
@@ -160,6 +160,14 @@ fn local_functions(
         out.insert((domain_name(&domain), name));
     }
     Ok(out)
+}
+
+/// A tensor name's hash (a collision could only hide a finding).
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    name.hash(&mut h);
+    h.finish()
 }
 
 /// Which input of a default-domain node is a shape operand, at `opset`.
@@ -228,8 +236,9 @@ struct Walk {
     f: ModelFacts,
     /// The model's default-domain opset.
     opset: i64,
-    /// Initializer names and Constant node outputs, in every graph.
-    constants: HashSet<String>,
+    /// Initializer names and Constant node outputs, in every graph, hashed:
+    /// a model of millions of tiny named initializers costs 8 bytes each.
+    constants: HashSet<u64>,
     uses: Vec<Use>,
     /// The model-local functions, as (domain, name).
     local: HashSet<(String, String)>,
@@ -292,7 +301,7 @@ impl Walk {
             return Ok(());
         }
         if op_type == "Constant" {
-            self.constants.extend(outputs);
+            self.constants.extend(outputs.iter().map(|o| name_hash(o)));
             return Ok(());
         }
         let label = if name.is_empty() { format!("{op_type} #{count}") } else { name };
@@ -338,7 +347,7 @@ impl Walk {
         r.fields(offset, offset + len, |r, tag, v| {
             match (tag, v) {
                 (8, Value::Bytes { offset, len }) => {
-                    self.constants.insert(r.string(offset, len)?);
+                    self.constants.insert(name_hash(&r.string(offset, len)?));
                 }
                 (1, Value::Varint(d)) => dims.push(d as i64),
                 (1, Value::Bytes { offset, len }) => dims.extend(r.packed(offset, len)?),
