@@ -185,6 +185,22 @@ impl<'s> Reader<'s> {
         if len > cap {
             return Err(malformed(format!("a {len}-byte field where at most {cap} are expected")));
         }
+        // Names and small messages come from the window, as varints do: a
+        // read per name would cost a system call per node and initializer.
+        if len <= WINDOW as u64 {
+            let held =
+                |r: &Self| offset >= r.window_at && offset + len <= r.window_at + r.window.len() as u64;
+            if !held(self) {
+                self.window.resize(WINDOW, 0);
+                let n = self.source.read_at(offset, &mut self.window)?;
+                self.window.truncate(n);
+                self.window_at = offset;
+            }
+            if held(self) {
+                let start = (offset - self.window_at) as usize;
+                return Ok(self.window[start..start + len as usize].to_vec());
+            }
+        }
         let mut buf = vec![0u8; len as usize];
         let n = self.source.read_at(offset, &mut buf)?;
         if (n as u64) < len {
