@@ -60,6 +60,17 @@ fn model_facts_are_read_exactly() {
             {"operand": "Reshape.shape", "nodes": 1, "first": "/head/Reshape", "inputs": ["new_shape"]}
         ])
     );
+    // The overview says so too.
+    let out = doctor()
+        .args(["model", "--target", "tensorrt==10.7.0"])
+        .arg(dir.join("computed_shapes_opset13.onnx"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("run-time shape operands  Resize.scales (/up/Resize), Reshape.shape (/head/Reshape)"),
+        "{text}"
+    );
     // Constants, initializers included, are not; nor a local function's
     // parameters, bound where it is called.
     for model in ["int64_weights.onnx", "function_reshape.onnx"] {

@@ -331,6 +331,10 @@ fn model_section(
     if !dynamic.is_empty() {
         lines.push(Line::new(Status::Ok, "dynamic inputs", dynamic.join(" ")));
     }
+    let run_time = crate::check::profile::runtime_shape_nodes(m);
+    if !run_time.is_empty() {
+        lines.push(Line::new(Status::Ok, "run-time shape operands", run_time.join(", ")));
+    }
     for n in needs {
         lines.push(match &n.at_least {
             Some(v) => Line::new(Status::Ok, format!("needs {} >= {v}", n.package), n.because.clone()),
