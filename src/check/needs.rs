@@ -4,8 +4,10 @@
 //! For onnxruntime: the model's IR version and default-domain opset
 //! against `onnxruntime-releases`. For TensorRT's ONNX parser: the opset
 //! against `tensorrt-releases`, then the operators its parser cannot import
-//! (`tensorrt-onnx-ops`). For the onnx package: the IR version it reads
-//! (`onnx-releases`). A release is the lower bound of a table row.
+//! (`tensorrt-onnx-ops`), then the shape operands it takes only as
+//! constants (`tensorrt-parser-constants`). For the onnx package: the IR
+//! version it reads (`onnx-releases`). A release is the lower bound of a
+//! table row.
 
 use serde::{Deserialize, Serialize};
 
