@@ -102,6 +102,18 @@ impl<'de> Deserialize<'de> for Ver {
     }
 }
 
+/// A PEP 508 requirement line (`numpy>=1.21; python_version < "3.12"`), or
+/// `None` when the text is not one. Total on any text: pep508_rs 0.9 slices
+/// its input by byte and panics on a multi-byte character in some places,
+/// and one odd `METADATA` must not take the doctor down. A requirement pip
+/// writes is ASCII, so other text is refused before the parser sees it.
+pub fn requirement(text: &str) -> Option<pep508_rs::Requirement<pep508_rs::VerbatimUrl>> {
+    if !text.is_ascii() {
+        return None;
+    }
+    pep508_rs::Requirement::from_str(text).ok()
+}
+
 /// A PEP 440 specifier set (`>=2.1,<2.3`, `==12.*`), kept with its text.
 #[derive(Clone, Debug)]
 pub struct Spec {
@@ -221,5 +233,35 @@ mod tests {
     fn bad_specifiers_are_rejected_with_a_reason() {
         assert!(Spec::from_str(">=2.1,<2.3,=2").is_err());
         assert!(Spec::from_str("").is_err());
+    }
+
+    /// Every character boundary of a real `Requires-Dist` line, with a
+    /// multi-byte character or a hostile ASCII byte inserted or replacing
+    /// one: parsed or refused, never a panic.
+    #[test]
+    fn requirement_lines_with_odd_characters_are_refused_not_a_crash() {
+        let lines = [
+            r#"numpy>=2.1.0; python_version >= "3.13""#,
+            r#"protobuf<4,>=3.20.2; extra == "test" and platform_system != 'Windows'"#,
+            "nvidia-cudnn-cu12==9.1.0.70; platform_system == \"Linux\" and platform_machine == \"x86_64\"",
+            "torch[opt-einsum] @ https://example.com/t.whl ; os_name == 'nt'",
+        ];
+        let inserts =
+            ["\u{e9}", "\u{1f600}", "\u{202e}", "\u{0}", "(", ")", "'", "\"", ";", "@", "[", "~=", "=="];
+        for line in lines {
+            assert!(requirement(line).is_some(), "{line}");
+            for at in (0..=line.len()).filter(|&i| line.is_char_boundary(i)) {
+                for ins in inserts {
+                    let inserted = format!("{}{ins}{}", &line[..at], &line[at..]);
+                    let _ = requirement(&inserted);
+                    if let Some(c) = line[at..].chars().next() {
+                        let _ = requirement(&format!("{}{ins}{}", &line[..at], &line[at + c.len_utf8()..]));
+                    }
+                }
+                let _ = requirement(&line[..at]);
+            }
+        }
+        let marker = "numpy>=2.1.0; python_version >= \"3.13\"\u{e9}";
+        assert!(requirement(marker).is_none());
     }
 }

@@ -8,7 +8,6 @@
 //! is not worth a second line next to the rule that says why it breaks.
 
 use std::collections::BTreeMap;
-use std::str::FromStr;
 
 use pep508_rs::{MarkerEnvironment, Requirement, VersionOrUrl};
 
@@ -250,7 +249,7 @@ impl EnvChecks<'_> {
         for d in dists.iter().filter(|d| !d.requires.is_empty()) {
             let mut missing = Vec::new();
             for line in &d.requires {
-                let Ok(req) = Requirement::<pep508_rs::VerbatimUrl>::from_str(line) else { continue };
+                let Some(req) = crate::version::requirement(line) else { continue };
                 let applies = match &markers {
                     Some(m) => req.evaluate_markers(m, &[]),
                     None => !line.contains(';'),

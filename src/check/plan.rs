@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
 
 use pep440_rs::{Version, VersionSpecifiers};
-use pep508_rs::{Requirement, VerbatimUrl, VersionOrUrl};
+use pep508_rs::VersionOrUrl;
 use serde::{Deserialize, Serialize};
 
 use super::Judgement;
@@ -156,7 +156,7 @@ fn pip_install(args: &[&str]) -> Option<Vec<Install>> {
         } else if arg.starts_with('-') {
             options.push(arg.to_string());
         } else {
-            let r = Requirement::<VerbatimUrl>::from_str(arg).ok()?;
+            let r = crate::version::requirement(arg)?;
             let spec = match r.version_or_url {
                 Some(VersionOrUrl::VersionSpecifier(s)) => Some(s),
                 Some(VersionOrUrl::Url(_)) => return None,
@@ -215,7 +215,7 @@ fn kept_constraints(
             continue;
         }
         for line in &d.requires {
-            let Ok(req) = Requirement::<VerbatimUrl>::from_str(line) else { continue };
+            let Some(req) = crate::version::requirement(line) else { continue };
             // Only what applies to this interpreter, as pip would see it
             // (no extras); with unknown markers every line is kept, which
             // can only make the plan more careful.
