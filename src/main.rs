@@ -21,12 +21,17 @@ fn main() -> ExitCode {
         }
     };
     onnx_doctor::host::clean_up_on_signals();
-    match app::run(cli) {
+    let outcome = app::run(cli);
+    // What a probe left running in a session of its own ends with the run.
+    onnx_doctor::host::sweep_orphans();
+    match outcome {
         Ok(code) => ExitCode::from(code),
         // A closed pipe (`onnx-doctor | head`) is the reader's choice, not an error.
         Err(app::AppError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(exit::OK),
         Err(e) => {
-            eprintln!("onnx-doctor: {e}");
+            // Messages quote paths and values the user or a file supplied.
+            let message = onnx_doctor::escape::visible(&e.to_string()).into_owned();
+            eprintln!("onnx-doctor: {}", onnx_doctor::escape::no_commands(&message));
             ExitCode::from(e.exit_code())
         }
     }

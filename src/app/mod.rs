@@ -205,10 +205,15 @@ fn parse_target(t: &str) -> Result<(String, String), AppError> {
 fn fleet(s: &Settings, matrix: &Matrix, reports: &[PathBuf], format: FleetFormat) -> Result<u8, AppError> {
     let fleet = crate::fleet::aggregate(reports, matrix);
     let rendered = match format {
-        FleetFormat::Json => serde_json::to_string_pretty(&fleet).expect("a fleet serialises") + "\n",
-        FleetFormat::Markdown => crate::fleet::render_markdown(&fleet),
-        FleetFormat::Html => crate::fleet::render_html(&fleet),
-        FleetFormat::Text => crate::fleet::render_text(&fleet),
+        FleetFormat::Json => {
+            crate::escape::json_text(&serde_json::to_string_pretty(&fleet).expect("a fleet serialises"))
+                + "\n"
+        }
+        FleetFormat::Markdown => {
+            crate::escape::no_commands(&crate::fleet::render_markdown(&fleet)).into_owned()
+        }
+        FleetFormat::Html => crate::escape::no_commands(&crate::fleet::render_html(&fleet)).into_owned(),
+        FleetFormat::Text => crate::escape::no_commands(&crate::fleet::render_text(&fleet)).into_owned(),
     };
     emit(s.output.as_deref(), &rendered)?;
     let failing = fleet.findings.iter().any(|f| f.severity >= s.fail_on);
@@ -251,18 +256,36 @@ fn decode_paste(bytes: &[u8]) -> String {
             .map(|p| if le { u16::from_le_bytes([p[0], p[1]]) } else { u16::from_be_bytes([p[0], p[1]]) });
         char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect()
     };
-    match bytes {
+    let text: String = match bytes {
         [0xFF, 0xFE, ..] => utf16(true),
         [0xFE, 0xFF, ..] => utf16(false),
         [0xEF, 0xBB, 0xBF, rest @ ..] => String::from_utf8_lossy(rest).into_owned(),
         _ => String::from_utf8_lossy(bytes).into_owned(),
-    }
+    };
+    lone_carriage_returns_as_newlines(text)
 }
 
-/// `diagnose log.txt -o log.txt` would replace the paste with its report
-/// before anyone read either: refused, whatever spelling names the file.
+/// Classic Mac OS and some terminals' copy end lines with a bare CR: read
+/// as one line, such a paste would state nothing. A CR before LF stays
+/// (the line reader drops it).
+fn lone_carriage_returns_as_newlines(text: String) -> String {
+    let lone = |b: &[u8], i: usize| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n');
+    let bytes = text.as_bytes();
+    if !(0..bytes.len()).any(|i| lone(bytes, i)) {
+        return text;
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    for i in 0..bytes.len() {
+        out.push(if lone(bytes, i) { b'\n' } else { bytes[i] });
+    }
+    // Only ASCII bytes were replaced by ASCII bytes: still UTF-8.
+    String::from_utf8(out).unwrap_or(text)
+}
+
+/// `diagnose log.txt -o log.txt` (or `--json log.txt`) would replace the
+/// paste with its report before anyone read either: refused, whatever
+/// spelling names the file. So is one file named for both outputs.
 fn refuse_output_over_input(s: &Settings, command: &Option<Command>) -> Result<(), AppError> {
-    let Some(output) = &s.output else { return Ok(()) };
     let mut inputs: Vec<&Path> = s.snapshot.iter().map(PathBuf::as_path).collect();
     match command {
         Some(Command::Diagnose { input: Some(p), .. }) => inputs.push(p),
@@ -270,14 +293,26 @@ fn refuse_output_over_input(s: &Settings, command: &Option<Command>) -> Result<(
         Some(Command::Fleet { reports, .. }) => inputs.extend(reports.iter().map(PathBuf::as_path)),
         _ => {}
     }
-    match inputs.into_iter().find(|i| host::same_file(i, output)) {
-        Some(i) => Err(AppError::Usage(format!(
-            "--output {} is the input {}: writing the report would destroy what it reports on; choose another file",
-            output.display(),
-            i.display()
-        ))),
-        None => Ok(()),
+    let outputs = [("--output", &s.output), ("--json", &s.json)];
+    for (option, output) in outputs {
+        let Some(output) = output else { continue };
+        if let Some(i) = inputs.iter().find(|i| host::same_file(i, output)) {
+            return Err(AppError::Usage(format!(
+                "{option} {} is the input {}: writing the report would destroy what it reports on; choose another file",
+                output.display(),
+                i.display()
+            )));
+        }
     }
+    if let (Some(out), Some(json)) = (&s.output, &s.json)
+        && (out == json || host::same_file(out, json))
+    {
+        return Err(AppError::Usage(format!(
+            "--output and --json both name {}: one report would overwrite the other; choose two files",
+            json.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Reads `--snapshot FILE`: a saved snapshot or report.
@@ -371,7 +406,18 @@ fn judged(
         Some(r) => r.apply_rendered(&rendered),
         None => rendered,
     };
-    (report, code, rendered)
+    (report, code, inert(format, rendered))
+}
+
+/// A rendered report with no line a CI runner would obey: text, Markdown
+/// and JUnit quote values from pastes, snapshots and models, which may
+/// start a line with `::error::`. GitHub's format writes its own commands
+/// and escapes every value inside them; JSON has no line a value starts.
+fn inert(format: Format, rendered: String) -> String {
+    match format {
+        Format::Text | Format::Markdown | Format::Junit => crate::escape::no_commands(&rendered).into_owned(),
+        Format::Github | Format::Json => rendered,
+    }
 }
 
 /// `diagnose` of a paste that sets several environments apart: each judged

@@ -62,6 +62,10 @@ impl Settings {
                 p.root.display()
             )));
         }
+        let nvml_lib = p.nvml_lib.as_ref().map(resolve);
+        if let Some(lib) = &nvml_lib {
+            refuse_special_library(lib)?;
+        }
         Ok(Self {
             format: out.format,
             output: out.output.as_ref().map(resolve),
@@ -93,7 +97,7 @@ impl Settings {
             },
             width: width(out.output.is_some()),
             root,
-            nvml_lib: p.nvml_lib.as_ref().map(resolve),
+            nvml_lib,
             assumptions,
             expectations,
             version: o.version,
@@ -104,6 +108,19 @@ impl Settings {
     /// for public tickets, so it is redacted unless asked not to be.
     pub fn redacts(&self, format: Format) -> bool {
         self.redact.unwrap_or(format == Format::Markdown)
+    }
+}
+
+/// `--nvml-lib FIFO` would block the loader (and, holding its lock, every
+/// later `dlopen`) forever: what exists must be a regular file. A path that
+/// names nothing is left to NVML, which says it found no library.
+fn refuse_special_library(lib: &Path) -> Result<(), AppError> {
+    match crate::host::open_regular(lib) {
+        Err(e @ crate::host::ReadError::NotRegular(_)) => Err(AppError::Usage(format!(
+            "--nvml-lib {}: {e}; name the NVML library file (libnvidia-ml.so.1)",
+            lib.display()
+        ))),
+        _ => Ok(()),
     }
 }
 

@@ -10,12 +10,16 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::AppError;
+use crate::host;
 
-/// Writes to `--output` or standard output.
+/// Writes to `--output` or standard output: a file whole or not at all,
+/// and nothing once the run was interrupted (its probes were killed, so
+/// what it would say is not about the machine).
 pub fn emit(output: Option<&Path>, text: &str) -> Result<(), AppError> {
     match output {
-        Some(path) => std::fs::write(path, text)
+        Some(path) => host::write_whole(path, text.as_bytes())
             .map_err(|e| AppError::Usage(format!("cannot write the report to {}: {e}", path.display()))),
+        None if host::interrupted() => Ok(()),
         None => {
             let mut out = std::io::stdout().lock();
             out.write_all(text.as_bytes())?;
@@ -31,12 +35,7 @@ pub fn emit(output: Option<&Path>, text: &str) -> Result<(), AppError> {
 pub fn append_step_summary(markdown: &str) -> Result<(), AppError> {
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else { return Ok(()) };
     let path = Path::new(&path);
-    let mut file =
-        std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(|e| {
-            AppError::Usage(format!("cannot write the job summary to {}: {e}", path.display()))
-        })?;
-    file.write_all(markdown.as_bytes())
-        .and_then(|()| file.write_all(b"\n"))
+    host::append_regular(path, format!("{markdown}\n").as_bytes())
         .map_err(|e| AppError::Usage(format!("cannot write the job summary to {}: {e}", path.display())))
 }
 

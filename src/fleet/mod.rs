@@ -248,11 +248,7 @@ pub fn aggregate(inputs: &[PathBuf], matrix: &Matrix) -> Fleet {
     let mut files = Vec::new();
     for input in inputs {
         if input == Path::new("-") {
-            let mut text = String::new();
-            match std::io::stdin().lock().read_to_string(&mut text) {
-                Ok(_) => read_stream(&mut acc, &text, "stdin"),
-                Err(e) => acc.unreadable("-", e.to_string()),
-            }
+            read_stream(&mut acc, std::io::stdin().lock(), "stdin");
         } else if input.is_dir() {
             collect_json(input, &mut files);
         } else {
@@ -293,9 +289,17 @@ fn read_file(acc: &mut Acc<'_>, path: &Path) {
     }
 }
 
-fn read_stream(acc: &mut Acc<'_>, text: &str, source: &str) {
-    let stream = serde_json::Deserializer::from_str(text).into_iter::<serde_json::Value>();
+/// Reads concatenated JSON reports as they arrive, holding one at a time:
+/// a stream of any length takes the memory of its largest report, and one
+/// larger than a saved report may be (or endless whitespace, or
+/// `/dev/zero`) ends the stream with an error instead of the memory.
+fn read_stream(acc: &mut Acc<'_>, input: impl Read, source: &str) {
+    let since = std::rc::Rc::new(std::cell::Cell::new(0u64));
+    let reader = PerItemCap { inner: input, since: since.clone(), cap: crate::host::FileKind::Report.cap() };
+    let stream = serde_json::Deserializer::from_reader(std::io::BufReader::new(reader))
+        .into_iter::<serde_json::Value>();
     for (i, item) in stream.enumerate() {
+        since.set(0);
         let name = format!("{source}#{}", i + 1);
         match item.map(serde_json::from_value::<NodeReport>) {
             Ok(Ok(report)) => acc.add(&name, &name, &report),
@@ -305,5 +309,29 @@ fn read_stream(acc: &mut Acc<'_>, text: &str, source: &str) {
                 break; // the rest of the stream cannot be trusted to resynchronise
             }
         }
+    }
+}
+
+/// A reader that fails once more than `cap` bytes came since the count was
+/// last reset (at each report of a stream).
+struct PerItemCap<R> {
+    inner: R,
+    since: std::rc::Rc<std::cell::Cell<u64>>,
+    cap: u64,
+}
+
+impl<R: Read> Read for PerItemCap<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let room = self.cap.saturating_sub(self.since.get());
+        if room == 0 {
+            let mib = self.cap / (1024 * 1024);
+            return Err(std::io::Error::other(format!(
+                "a report larger than {mib} MiB, the most read of one report"
+            )));
+        }
+        let len = buf.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..len])?;
+        self.since.set(self.since.get() + n as u64);
+        Ok(n)
     }
 }

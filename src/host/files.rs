@@ -72,9 +72,16 @@ impl ReadError {
 #[allow(clippy::disallowed_methods)] // the one place files are opened for reading
 pub fn open_regular(path: &Path) -> Result<File, ReadError> {
     let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
-    let kind = file.metadata()?.file_type();
-    let what = if kind.is_file() {
-        return Ok(file);
+    match not_regular(file.metadata()?.file_type()) {
+        None => Ok(file),
+        Some(what) => Err(ReadError::NotRegular(what)),
+    }
+}
+
+/// What a file type is, in words, when it is not a regular file.
+pub(super) fn not_regular(kind: std::fs::FileType) -> Option<&'static str> {
+    Some(if kind.is_file() {
+        return None;
     } else if kind.is_dir() {
         "a directory"
     } else if kind.is_fifo() {
@@ -85,8 +92,7 @@ pub fn open_regular(path: &Path) -> Result<File, ReadError> {
         "a socket"
     } else {
         "not a regular file"
-    };
-    Err(ReadError::NotRegular(what))
+    })
 }
 
 /// The whole of a regular file, refused when it is larger than its kind's cap.

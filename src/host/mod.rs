@@ -29,9 +29,11 @@ use std::time::{Duration, Instant};
 
 mod cleanup;
 mod files;
+mod write;
 
-pub use cleanup::clean_up_on_signals;
+pub use cleanup::{clean_up_on_signals, interrupted, sweep_orphans};
 pub use files::{FileKind, ReadError, open_regular, read_bytes, read_capped, read_text, same_file};
+pub use write::{WriteError, append_regular, write_whole};
 
 /// Largest amount of one stream we keep from a child. A fake executable that
 /// prints garbage forever must not grow the doctor's memory.
@@ -109,15 +111,21 @@ pub struct Host {
 pub const DEADLINE_TIMEOUTS: u32 = 4;
 
 /// The empty working directory children run in, removed with the last Host
-/// that shares it.
+/// that shares it; `None` where no temporary directory can be made.
 #[derive(Debug)]
-struct Scratch(PathBuf);
+struct Scratch(Option<PathBuf>);
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        cleanup::remove_scratch(&self.0);
+        if let Some(dir) = &self.0 {
+            cleanup::remove_scratch(dir);
+        }
     }
 }
+
+/// A HOME no process can create anything under, even as root (a path
+/// below a device): for children when there is no scratch directory.
+const UNWRITABLE_HOME: &str = "/dev/null/onnx-doctor-home";
 
 impl Host {
     /// The real machine: this process's environment and working directory.
@@ -146,7 +154,13 @@ impl Host {
     /// (caches that importing a framework fills land there and are removed
     /// with it), with the user's own site directory still found where it is.
     pub fn private_home(&self) -> Vec<(OsString, OsString)> {
-        let home = self.scratch.0.join("home");
+        // Without a scratch directory, a home nothing can be written under:
+        // a framework's cache then fails to be made rather than landing in
+        // some other directory of the user's.
+        let home = match &self.scratch.0 {
+            Some(dir) => dir.join("home"),
+            None => PathBuf::from(UNWRITABLE_HOME),
+        };
         let _ = std::fs::create_dir_all(&home);
         let mut env: Vec<(OsString, OsString)> = vec![("HOME".into(), home.clone().into())];
         for (var, dir) in
@@ -261,33 +275,39 @@ impl Host {
             .env_clear()
             .envs(&self.env)
             .envs(replaced.iter().map(|(k, v)| (k, v)))
-            .current_dir(&self.scratch.0)
+            .current_dir(self.scratch.0.as_deref().unwrap_or(Path::new("/")))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
         let started = Instant::now();
-        let child = spawn_retrying_busy(&mut cmd).map_err(|e| match e.kind() {
+        let child = cleanup::spawn_noted(|| spawn_retrying_busy(&mut cmd), Child::id).map_err(|e| match e
+            .kind()
+        {
             io::ErrorKind::NotFound => RunError::NotFound { program: name.clone() },
             io::ErrorKind::PermissionDenied => RunError::PermissionDenied { program: name.clone() },
             _ => RunError::Spawn { program: name.clone(), source: e },
         })?;
-        cleanup::group_started(child.id() as libc::pid_t);
         Ok(wait_bounded(child, started, timeout))
     }
 }
 
-/// An empty directory for children to run in; `/` if none can be made.
-fn neutral_directory() -> PathBuf {
-    let base = std::env::temp_dir();
-    for attempt in 0..16u32 {
-        let dir = base.join(format!("onnx-doctor-{}-{attempt}", std::process::id()));
-        if std::fs::create_dir(&dir).is_ok() {
-            cleanup::scratch_made(&dir);
-            return dir;
+/// An empty directory for children to run in, in the first temporary
+/// directory that takes one (`TMPDIR` may name one that is gone or
+/// read-only); `None` if none does.
+fn neutral_directory() -> Option<PathBuf> {
+    let bases = [std::env::temp_dir(), "/tmp".into(), "/var/tmp".into(), "/dev/shm".into()];
+    for base in bases {
+        for attempt in 0..16u32 {
+            let dir = base.join(format!("onnx-doctor-{}-{attempt}", std::process::id()));
+            match cleanup::make_scratch(&dir, || std::fs::create_dir(&dir)) {
+                Ok(()) => return Some(dir),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(_) => break,
+            }
         }
     }
-    PathBuf::from("/")
+    None
 }
 
 /// Spawning an executable that another thread has just written can fail with
@@ -357,6 +377,9 @@ fn wait_bounded(mut child: Child, started: Instant, timeout: Duration) -> Comman
         }
         Exit::TimedOut(timeout)
     };
+    cleanup::reaped(pgid);
+    // What the child left running in a session of its own is ours now.
+    cleanup::sweep_orphans();
     // The pipes close once every process holding them is gone; one that
     // escaped into a session of its own is abandoned after a grace period.
     let grace = Duration::from_millis(200);
