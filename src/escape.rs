@@ -35,6 +35,38 @@ pub fn visible(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `s` with no line that a CI runner would obey as a command: GitHub
+/// Actions reads a line that starts, after blanks, with `::` (`::error::`,
+/// `::add-mask::`) or `##[` as one, wherever the line came from. Such a
+/// line's first character is written as an escape (`\x3a:error::…`), so the
+/// log shows it. Applied to whole rendered reports: a value that wraps can
+/// start a line the value itself did not start.
+pub fn no_commands(s: &str) -> Cow<'_, str> {
+    let command = |line: &str| {
+        let t = line.trim_start();
+        t.starts_with("::") || t.starts_with("##[")
+    };
+    if !s.split('\n').any(command) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for (i, line) in s.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        if command(line) {
+            let at = line.len() - line.trim_start().len();
+            // The first character is `:` or `#`: one byte.
+            out.push_str(&line[..at]);
+            out.push_str(&format!("\\x{:02x}", line.as_bytes()[at]));
+            out.push_str(&line[at + 1..]);
+        } else {
+            out.push_str(line);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// `s` on one line: hidden characters visible, and newlines as `\n`.
 pub fn one_line(s: &str) -> String {
     visible(s).replace('\n', "\\n")
@@ -131,5 +163,14 @@ mod tests {
     #[test]
     fn html_in_markdown_is_shown_as_text() {
         assert_eq!(markdown_cell("<img src=x> | a\nb"), "&lt;img src=x&gt; \\| a b");
+    }
+
+    #[test]
+    fn lines_that_a_ci_runner_would_obey_are_shown_instead() {
+        assert_eq!(
+            no_commands("a\n  ::error::x\n##[group]y\nok :: z"),
+            "a\n  \\x3a:error::x\n\\x23#[group]y\nok :: z"
+        );
+        assert!(matches!(no_commands("plain\ntext"), Cow::Borrowed(_)));
     }
 }

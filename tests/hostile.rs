@@ -329,3 +329,248 @@ fn external_data_outside_the_model_folder_or_empty_is_named_for_what_it_is() {
     }
     assert!(!message("model-external-data-missing").contains("empty.bin"));
 }
+
+/// What a hostile string carries: terminal escapes (OSC title, 8-bit CSI),
+/// a bidi override, and a CI runner's commands at the start of lines.
+const EVIL: &str = "\x1b]0;x\x07\u{9b}2J\n::error::pwned\u{202e}\n##[group]x";
+
+/// Inert for a terminal, and no line a CI runner would obey but the
+/// doctor's own annotations (one command per line, the value escaped).
+fn assert_inert_everywhere(what: &str, out: &str) {
+    assert_inert_for_terminals(what, out);
+    let own = regex::Regex::new(r"^::(error|warning|notice) title=[^:,\n]*::").unwrap();
+    for line in out.lines() {
+        let t = line.trim_start();
+        let command = t.starts_with("::") || t.starts_with("##[");
+        assert!(!command || own.is_match(line), "{what} starts a line with a command: {line:?}");
+    }
+}
+
+/// The formats a person or a CI log reads, and the flags that choose them.
+const READ_FORMATS: [&[&str]; 5] =
+    [&[], &["-v"], &["--format", "markdown"], &["--format", "junit"], &["--format", "github"]];
+
+#[test]
+fn a_saved_report_with_hostile_strings_is_inert_in_every_renderer() {
+    let out = doctor()
+        .args(["diagnose", "-", "--format", "json"])
+        .write_stdin("torch==2.1.0+cu118\nnumpy==2.0.0\nonnxruntime==1.17.1\nDriver Version: 535.54.03\n")
+        .output()
+        .unwrap();
+    let mut report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Every string that can carry the text and still load, one at a time.
+    fn strings(v: &serde_json::Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+        match v {
+            serde_json::Value::String(_) => out.push(path.clone()),
+            serde_json::Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| {
+                path.push(i.to_string());
+                strings(x, path, out);
+                path.pop();
+            }),
+            serde_json::Value::Object(o) => o.iter().for_each(|(k, x)| {
+                path.push(k.clone());
+                strings(x, path, out);
+                path.pop();
+            }),
+            _ => {}
+        }
+    }
+    let mut paths = Vec::new();
+    strings(&report, &mut Vec::new(), &mut paths);
+    let mut carried = 0;
+    for path in paths {
+        let pointer = format!("/{}", path.join("/"));
+        let before = report.pointer(&pointer).unwrap().clone();
+        *report.pointer_mut(&pointer).unwrap() = format!("{}{EVIL}", before.as_str().unwrap()).into();
+        if onnx_doctor::snapshot::Snapshot::from_saved(&report.to_string()).is_ok() {
+            carried += 1;
+        } else {
+            *report.pointer_mut(&pointer).unwrap() = before;
+        }
+    }
+    assert!(carried > 50, "only {carried} strings carry the text");
+    let t = tempfile::tempdir().unwrap();
+    let saved = t.path().join("saved.json");
+    std::fs::write(&saved, report.to_string()).unwrap();
+    for args in READ_FORMATS {
+        let out = doctor().args(["--snapshot", saved.to_str().unwrap()]).args(args).output().unwrap();
+        assert!(out.status.code().is_some_and(|c| c <= 1), "{args:?}: {}", stderr(&out));
+        assert_inert_everywhere(&format!("{args:?}"), &String::from_utf8(out.stdout).unwrap());
+    }
+}
+
+#[test]
+fn a_model_with_hostile_names_is_inert_in_every_renderer() {
+    let t = tempfile::tempdir().unwrap();
+    let location = format!("w{EVIL}.bin");
+    let mut model = model_with_external_data(&[&location]);
+    let node = [
+        field(1, 2, b"w0"),
+        field(2, 2, EVIL.as_bytes()),
+        field(4, 2, EVIL.as_bytes()),
+        field(7, 2, EVIL.as_bytes()),
+    ]
+    .concat();
+    model.extend(field(7, 2, &field(1, 2, &node)));
+    model.extend(field(2, 2, EVIL.as_bytes()));
+    let file = t.path().join("m.onnx");
+    std::fs::write(&file, model).unwrap();
+    for args in READ_FORMATS {
+        let out = doctor()
+            .args(["model", file.to_str().unwrap(), "--target", "onnxruntime==1.17.1"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.code().is_some_and(|c| c <= 1), "{args:?}: {}", stderr(&out));
+        let out = String::from_utf8(out.stdout).unwrap();
+        assert!(out.contains("pwned"), "{args:?}: the names are shown:\n{out}");
+        assert_inert_everywhere(&format!("model {args:?}"), &out);
+    }
+}
+
+#[test]
+fn what_a_probe_prints_on_stderr_is_inert_in_every_renderer() {
+    let t = tempfile::tempdir().unwrap();
+    let fake = script(t.path(), "python3", &format!("#!/bin/sh\nprintf '%s' '{EVIL}' >&2\nexit 1\n"));
+    for args in READ_FORMATS {
+        let out = doctor().args(["--timeout", "5", "--python"]).arg(&fake).args(args).output().unwrap();
+        let out = String::from_utf8(out.stdout).unwrap();
+        assert!(out.contains("pwned") || args.is_empty(), "{args:?}: stderr is quoted:\n{out}");
+        assert_inert_everywhere(&format!("probe {args:?}"), &out);
+    }
+}
+
+#[test]
+fn an_invalid_snapshot_path_is_shown_not_obeyed_on_stderr() {
+    let out = quickly(&["--snapshot", &format!("/nonexistent/{EVIL}")]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_inert_everywhere("stderr", &stderr(&out));
+}
+
+#[test]
+fn a_non_ascii_character_in_a_requirement_marker_is_not_a_crash() {
+    // One odd METADATA in any installed package took the whole check down.
+    let t = tempfile::tempdir().unwrap();
+    let env = metadata_env(&t.path().join("env"), "3.11.9", &["onnx-1.0"]);
+    let metadata = site_packages(&env).join("onnx-1.0.dist-info/METADATA");
+    std::fs::write(
+        &metadata,
+        "Metadata-Version: 2.1\nName: onnx\nVersion: 1.0\nRequires-Dist: numpy>=2.1.0; python_version >= \"3.13\"\u{e9}\n",
+    )
+    .unwrap();
+    let out = quickly(&["--fast", "--format", "json", "--python", env.to_str().unwrap()]);
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{}", stderr(&out));
+    let report = json(&out.stdout);
+    // The same text in a saved snapshot, judged again.
+    let saved = t.path().join("saved.json");
+    std::fs::write(&saved, report.to_string()).unwrap();
+    let again = quickly(&["--snapshot", saved.to_str().unwrap()]);
+    assert!(again.status.code().is_some_and(|c| c <= 1), "{}", stderr(&again));
+}
+
+#[test]
+fn fleet_reads_an_endless_standard_input_in_bounded_memory() {
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let started = Instant::now();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("onnx-doctor"))
+        .args(["fleet", "-"])
+        .stdin(zero)
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    // Endless blanks are not a report either: refused at the size of one.
+    let blanks = "\n".repeat(1024 * 1024);
+    let out = doctor().args(["fleet", "-"]).write_stdin(blanks).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+}
+
+#[test]
+fn outputs_that_are_fifos_are_refused_instead_of_blocking() {
+    let t = tempfile::tempdir().unwrap();
+    let fifo = t.path().join("fifo");
+    mkfifo(&fifo);
+    let fifo = fifo.to_str().unwrap();
+    for args in
+        [vec!["--fast", "-o", fifo], vec!["--fast", "--json", fifo], vec!["--fast", "--nvml-lib", fifo]]
+    {
+        let out = quickly(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains("FIFO"), "{args:?}: {}", stderr(&out));
+    }
+    let started = Instant::now();
+    let out = doctor()
+        .args(["--fast", "--format", "github"])
+        .env("GITHUB_STEP_SUMMARY", fifo)
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("job summary") && stderr(&out).contains("FIFO"), "{}", stderr(&out));
+}
+
+#[test]
+fn json_over_the_input_is_refused_like_output_over_it() {
+    let t = tempfile::tempdir().unwrap();
+    let paste = t.path().join("paste.txt");
+    std::fs::write(&paste, "torch==2.1.0\n").unwrap();
+    let link = t.path().join("link.txt");
+    std::os::unix::fs::symlink(&paste, &link).unwrap();
+    for json_to in [&paste, &link] {
+        let out = quickly(&["diagnose", paste.to_str().unwrap(), "--json", json_to.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    }
+    assert_eq!(std::fs::read_to_string(&paste).unwrap(), "torch==2.1.0\n");
+    let same = t.path().join("r.json");
+    let out = quickly(&[
+        "diagnose",
+        paste.to_str().unwrap(),
+        "-o",
+        same.to_str().unwrap(),
+        "--json",
+        same.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn a_report_replaces_its_file_whole_through_a_link_and_leaves_nothing_beside_it() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("out");
+    std::fs::create_dir(&dir).unwrap();
+    let target = dir.join("report.txt");
+    std::fs::write(&target, "an older, longer report ".repeat(10_000)).unwrap();
+    let link = dir.join("latest.txt");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = doctor()
+        .args(["diagnose", "-", "-o", link.to_str().unwrap()])
+        .write_stdin("torch==2.1.0\n")
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{}", stderr(&out));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link is kept");
+    let written = std::fs::read_to_string(&target).unwrap();
+    assert!(written.contains("torch") && !written.contains("older"), "{written}");
+    let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect();
+    names.sort();
+    assert_eq!(names, ["latest.txt", "report.txt"]);
+}
+
+#[test]
+fn a_paste_with_carriage_returns_only_is_read_line_by_line() {
+    let lf = "PyTorch version: 2.1.0+cu121\nIs debug build: False\nCUDA used to build PyTorch: 12.1\n\
+              Nvidia driver version: 470.57.02\n";
+    let lf_report = doctor().args(["diagnose", "-", "--format", "json"]).write_stdin(lf).output().unwrap();
+    let cr_report = doctor()
+        .args(["diagnose", "-", "--format", "json"])
+        .write_stdin(lf.replace('\n', "\r"))
+        .output()
+        .unwrap();
+    assert_eq!(lf_report.status.code(), Some(1), "{}", stderr(&lf_report));
+    assert_eq!(cr_report.status.code(), Some(1), "{}", stderr(&cr_report));
+    let codes = |out: &[u8]| -> Vec<String> {
+        json(out)["findings"].as_array().unwrap().iter().map(|f| f["code"].to_string()).collect()
+    };
+    assert_eq!(codes(&lf_report.stdout), codes(&cr_report.stdout));
+}

@@ -252,10 +252,11 @@ fn class_name(place: &str) -> String {
     format!("onnx-doctor.{}", class.trim_matches('_'))
 }
 
+/// Text for an XML attribute or element: hidden characters (C0 and C1
+/// controls, bidi overrides, noncharacters) shown as escapes, markup
+/// characters as entities.
 fn xml(s: &str) -> String {
-    s.chars()
-        .filter(|c| !matches!(*c as u32, 0..=8 | 11 | 12 | 14..=31 | 0xFFFE | 0xFFFF))
-        .collect::<String>()
+    crate::escape::visible(s)
         .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
