@@ -141,3 +141,50 @@ fn github_annotations_and_junit_xml_carry_every_finding() {
     assert!(!failing.is_empty());
     assert_eq!(fails, failing.len(), "every failing rule is a failure element");
 }
+
+/// What the full check sees inside `docker build` on an image with a CUDA
+/// torch: torch imported, built for CUDA 12.1 and sm_50-sm_90, and CUDA not
+/// available because the build has no GPU; no driver, no device node.
+fn image_build_snapshot(t: &Path, device_nodes: serde_json::Value) -> std::path::PathBuf {
+    let (_, mut r) = gate(&image(t), &[]);
+    let env = &mut r["snapshot"]["pythons"][0];
+    env["imports"] = serde_json::json!([{
+        "package": "torch", "module": "torch", "status": {"state": "ok"},
+        "facts": {"cuda": "12.1", "cuda_available": false,
+                  "arch_list": ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]}
+    }]);
+    r["snapshot"]["nvidia"]["found"]["container"]["device_nodes"] = device_nodes;
+    let file = t.join("build.json");
+    std::fs::write(&file, r.to_string()).unwrap();
+    file
+}
+
+#[test]
+fn the_container_gate_passes_on_an_image_build_where_the_assumed_host_would_run_it() {
+    // A build sandbox with an empty /dev, and one whose /dev was not read.
+    for device_nodes in [serde_json::json!(0), serde_json::Value::Null] {
+        let t = tempfile::tempdir().unwrap();
+        let snapshot = image_build_snapshot(t.path(), device_nodes);
+        let judge = |assume: &[&str]| {
+            let out = doctor()
+                .args(["--format", "json", "--snapshot"])
+                .arg(&snapshot)
+                .args(assume.iter().flat_map(|a| ["--assume", a]))
+                .output()
+                .unwrap();
+            (out.status.code().unwrap(), json(&out.stdout))
+        };
+        let (code, r) = judge(&["driver=595.71.05", "gpu=sm_90"]);
+        assert_eq!(code, 0, "{:#}", r["findings"]);
+        let codes = finding_codes(&r);
+        for observed in ["container-started-without-gpus", "torch-cuda-not-available"] {
+            assert!(!codes.contains(&observed.to_string()), "{observed} from an assumed host: {codes:?}");
+        }
+        let (code, r) = judge(&["driver=470.82.01", "gpu=sm_90"]);
+        assert_eq!(code, 1);
+        finding(&r, "driver-too-old-for-torch-cuda");
+        let (code, r) = judge(&["driver=595.71.05", "gpu=sm_120"]);
+        assert_eq!(code, 1);
+        finding(&r, "gpu-not-supported-by-torch-build");
+    }
+}

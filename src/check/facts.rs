@@ -60,7 +60,9 @@ pub struct Facts<'a> {
 /// that names only these is judged once.
 pub fn is_machine_fact(key: &str) -> bool {
     matches!(key, "os" | "arch" | "glibc" | "kernel" | "container" | "driver" | "nvml")
-        || ["driver.", "gpu.", "cuda.", "container.", "model.", "runtime."].iter().any(|p| key.starts_with(p))
+        || ["driver.", "gpu.", "cuda.", "container.", "model.", "runtime.", "host."]
+            .iter()
+            .any(|p| key.starts_with(p))
 }
 
 impl<'a> Facts<'a> {
@@ -315,6 +317,7 @@ impl<'a> Facts<'a> {
                 (None, _) => Fact::Text("false".into()),
                 (Some(v), gpus) => Fact::Text(hides_all(v, gpus.found().map(Vec::as_slice)).to_string()),
             },
+            "host.assumed" => Fact::Text(n.assumed.to_string()),
             "gpu.device_nodes" => {
                 n.container.device_nodes.map_or(Fact::Absent, |c| Fact::Text(c.to_string()))
             }

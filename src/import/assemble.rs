@@ -194,6 +194,7 @@ impl Collector {
             headers,
             links: Vec::new(),
             container: ContainerGpu::default(),
+            assumed: false,
         })
     }
 

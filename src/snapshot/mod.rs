@@ -169,13 +169,15 @@ impl Snapshot {
                 n
             }
         };
+        n.assumed = true;
         let replaced = match assumption {
             Assumption::Driver(v) => {
                 let before = n.driver.found().map(|d| d.version.to_string());
                 n.driver =
                     Probed::Found(Driver { version: v.clone(), max_cuda: None, source: "--assume".into() });
-                // The host's kernel module is the assumed driver too.
-                n.kernel_module = Probed::Found(v.clone());
+                // The host's kernel module is the host's: nothing observed here.
+                n.kernel_module =
+                    Probed::NotEvaluated("not observed: the driver is assumed with --assume".into());
                 if matches!(n.nvml, nvidia::NvmlState::NoLibrary { .. } | nvidia::NvmlState::DriverNotLoaded)
                 {
                     n.nvml = nvidia::NvmlState::Error { detail: "not asked: the driver is assumed".into() };

@@ -36,6 +36,11 @@ pub struct Nvidia {
     pub links: Vec<LinkReport>,
     #[serde(default)]
     pub container: ContainerGpu,
+    /// Whether `--assume` stated the host's driver or GPUs: what this
+    /// machine shows of its GPUs (device nodes, CUDA available) is then not
+    /// what the host will show.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub assumed: bool,
 }
 
 impl Nvidia {
@@ -51,6 +56,7 @@ impl Nvidia {
             headers: Vec::new(),
             links: Vec::new(),
             container: ContainerGpu::default(),
+            assumed: false,
         }
     }
 }

@@ -63,6 +63,7 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
         headers: libraries::headers(&include_dirs),
         links: Vec::new(),
         container,
+        assumed: false,
     }
 }
 
