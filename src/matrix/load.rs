@@ -945,7 +945,30 @@ fn first_line(s: &str) -> String {
     {
         line = msg;
     }
-    line.split(" at line ").next().unwrap_or(line).to_string()
+    plain_words(line.split(" at line ").next().unwrap_or(line))
+}
+
+/// A YAML library's message in a matrix author's words: what shape the
+/// file needs here, not how the parser is built.
+fn plain_words(message: &str) -> String {
+    const SAID: &[(&str, &str)] = &[
+        (
+            "externally tagged enum expected scalar or mapping",
+            "expected one word or a `key: value` mapping here",
+        ),
+        ("expected sequence start", "expected a list here (`- item` lines, or `[a, b]`)"),
+        ("expected mapping start", "expected `key: value` lines here"),
+        ("expected scalar", "expected a single value here, not a list or mapping"),
+        ("invalid type: sequence", "a list is not allowed here"),
+        ("invalid type: map", "a `key: value` mapping is not allowed here"),
+    ];
+    match SAID.iter().find(|(theirs, _)| message.starts_with(theirs)) {
+        Some((theirs, ours)) => {
+            let rest = message[theirs.len()..].trim_start_matches([',', ' ']);
+            if rest.is_empty() { (*ours).to_string() } else { format!("{ours} ({rest})") }
+        }
+        None => message.to_string(),
+    }
 }
 
 fn is_kebab(code: &str) -> bool {
@@ -1333,6 +1356,29 @@ fn row_placeholders(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn yaml_shape_errors_are_said_in_a_matrix_authors_words() {
+        let load = |text: &str| {
+            let mut b = Builder::default();
+            b.add_file(true, "team/policy.yaml", text, &mut LayerNames::default());
+            b.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
+        };
+        let errors = [load("rules: 5\n"), load("\t- a\n"), load("rules:\n  - code: x\n    severity: [1\n")];
+        for e in &errors {
+            assert!(
+                !e.contains("sequence start")
+                    && !e.contains("mapping start")
+                    && !e.contains("externally tagged"),
+                "{e}"
+            );
+        }
+        assert!(
+            errors[0].contains("team/policy.yaml:1:") && errors[0].contains("expected a list here"),
+            "{}",
+            errors[0]
+        );
+    }
 
     const VERSION: &str = "version: \"2000-01-01\"\n";
 

@@ -55,6 +55,37 @@ pub fn read_bytes(path: &Path, bytes: &[u8]) -> Result<ModelFacts, ModelError> {
     facts(path, &bytes)
 }
 
+/// What a file that does not decode as a model is instead, by its first
+/// bytes, for the files that commonly stand where a model should: a Git
+/// LFS pointer (the repository was cloned without `git lfs`), an HTML page
+/// (a download that saved the site's error or login page), a PyTorch
+/// checkpoint (a zip archive, or a pickle before torch 1.6).
+fn what_it_is_instead(source: &dyn Source) -> Option<&'static str> {
+    const LFS: &str = "it is a Git LFS pointer, not the model: fetch the file itself \
+                       (`git lfs pull`, or download it from the repository's web page)";
+    const HTML: &str =
+        "it is an HTML page, not a model: the download saved a web page (an error or a login page)";
+    const ZIP: &str = "it is a zip archive (a PyTorch checkpoint saved with torch.save is one), \
+                       not an ONNX model: export the model with torch.onnx.export";
+    const PICKLE: &str = "it is a Python pickle (a PyTorch checkpoint is one), \
+                          not an ONNX model: export the model with torch.onnx.export";
+    const KINDS: &[(&[u8], &str)] = &[
+        (b"version https://git-lfs.github.com/spec/", LFS),
+        (b"<!DOCTYPE", HTML),
+        (b"<!doctype", HTML),
+        (b"<html", HTML),
+        (b"PK\x03\x04", ZIP),
+        (b"\x80\x02", PICKLE),
+        (b"\x80\x03", PICKLE),
+        (b"\x80\x04", PICKLE),
+        (b"\x80\x05", PICKLE),
+    ];
+    let mut head = [0u8; 64];
+    let n = source.read_at(0, &mut head).ok()?;
+    let head = &head[..n];
+    KINDS.iter().find(|(magic, _)| head.starts_with(magic)).map(|(_, what)| *what)
+}
+
 fn facts(path: &Path, source: &dyn Source) -> Result<ModelFacts, ModelError> {
     let not = |why: String| ModelError::NotAModel { path: path.into(), why };
     let mut r = Reader::new(source);
@@ -63,7 +94,10 @@ fn facts(path: &Path, source: &dyn Source) -> Result<ModelFacts, ModelError> {
     }
     let top = top_level(&mut r).map_err(|e| match e {
         WireError::Io(source) => ModelError::Io { path: path.to_path_buf(), source },
-        WireError::Malformed(why) => not(format!("the protobuf does not decode ({why})")),
+        WireError::Malformed(why) => match what_it_is_instead(source) {
+            Some(instead) => not(instead.into()),
+            None => not(format!("the protobuf does not decode ({why})")),
+        },
     })?;
     let graph = top.graph.ok_or_else(|| not("it has no graph".into()))?;
     if !(1..=MAX_PLAUSIBLE_IR).contains(&top.ir_version) {
