@@ -574,3 +574,24 @@ fn a_paste_with_carriage_returns_only_is_read_line_by_line() {
     };
     assert_eq!(codes(&lf_report.stdout), codes(&cr_report.stdout));
 }
+
+#[test]
+fn files_that_stand_where_a_model_should_are_named_for_what_they_are() {
+    let t = tempfile::tempdir().unwrap();
+    let cases: [(&[u8], &str); 4] = [
+        (
+            b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n",
+            "Git LFS pointer",
+        ),
+        (b"<!DOCTYPE html><html><body>Sign in</body></html>", "HTML page"),
+        (b"PK\x03\x04\x14\x00\x00\x00archive/data.pkl", "zip archive"),
+        (b"\x80\x02\x8a\x0alZ\xfc\x9cF\xf9 j\xa8P\x19.", "pickle"),
+    ];
+    for (bytes, said) in cases {
+        let file = t.path().join("model.onnx");
+        std::fs::write(&file, bytes).unwrap();
+        let out = quickly(&["model", file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(3));
+        assert!(stderr(&out).contains(said), "{said}: {}", stderr(&out));
+    }
+}

@@ -335,7 +335,7 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
             probe(&host, &probe_options(s, matrix, s.fast))
         }
     };
-    let (report, code, rendered) = judged(s, matrix, &host, snapshot, format);
+    let (report, code, rendered) = judged(s, matrix, &host, snapshot, format)?;
     emit(s.output.as_deref(), &rendered)?;
     if let Some(path) = &s.json {
         emit(Some(path), &(side_json(s, &host, &report) + "\n"))?;
@@ -371,7 +371,7 @@ fn judged(
     host: &Host,
     mut snapshot: Snapshot,
     format: Format,
-) -> (Report, u8, String) {
+) -> Result<(Report, u8, String), AppError> {
     for a in &s.assumptions {
         snapshot.assume(a);
     }
@@ -383,7 +383,11 @@ fn judged(
     // Secrets go before any renderer sees the report: a value is found as it
     // is, not as JSON or Markdown escaped it.
     let report = match &redactor {
-        Some(r) => report.map_strings_in(false, &|field, v| r.apply_field(field, v)),
+        Some(r) => report.map_strings_in(false, &|field, v| r.apply_field(field, v)).map_err(|e| {
+            AppError::CannotEvaluate(format!(
+                "the report could not be redacted ({e}); nothing was written (--no-redact writes it as it is)"
+            ))
+        })?,
         None => report,
     };
     let rendered = match format {
@@ -406,7 +410,7 @@ fn judged(
         Some(r) => r.apply_rendered(&rendered),
         None => rendered,
     };
-    (report, code, inert(format, rendered))
+    Ok((report, code, inert(format, rendered)))
 }
 
 /// A rendered report with no line a CI runner would obey: text, Markdown
@@ -436,7 +440,7 @@ fn judge_environments(
     for env in envs {
         let (first, last) = env.lines;
         let where_ = format!("{} (lines {first}-{last})", env.label);
-        let (report, code, rendered) = judged(s, matrix, &host, env.snapshot, s.format);
+        let (report, code, rendered) = judged(s, matrix, &host, env.snapshot, s.format)?;
         codes.push(code);
         match s.format {
             Format::Json => {}

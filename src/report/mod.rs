@@ -194,16 +194,20 @@ impl Report {
     /// place a renderer makes pasted text inert ([`crate::escape`]) and
     /// [`redact::Redactor`] removes secrets, before anything is serialised.
     /// Map keys are mapped only when `keys` is set. A result that no longer
-    /// reads as a report (it cannot happen for the mappings here) falls back
-    /// to the report as it was.
-    pub fn map_strings(&self, keys: bool, f: &dyn Fn(&str) -> String) -> Report {
+    /// reads as a report is an error, never the report as it was: a
+    /// redaction that cannot be applied must not let the secrets through.
+    pub fn map_strings(&self, keys: bool, f: &dyn Fn(&str) -> String) -> Result<Report, String> {
         self.map_strings_in(keys, &|_, s| f(s))
     }
 
     /// Like [`Report::map_strings`], with the name of the field each string
     /// is the value of (or an element of), so that identifiers (`distro_id`,
     /// `code`) can be left as they are.
-    pub fn map_strings_in(&self, keys: bool, f: &dyn Fn(Option<&str>, &str) -> String) -> Report {
+    pub fn map_strings_in(
+        &self,
+        keys: bool,
+        f: &dyn Fn(Option<&str>, &str) -> String,
+    ) -> Result<Report, String> {
         fn walk(
             v: serde_json::Value,
             field: Option<&str>,
@@ -225,10 +229,8 @@ impl Report {
                 other => other,
             }
         }
-        serde_json::to_value(self)
-            .ok()
-            .and_then(|v| serde_json::from_value(walk(v, None, keys, f)).ok())
-            .unwrap_or_else(|| self.clone())
+        let value = serde_json::to_value(self).map_err(|e| e.to_string())?;
+        serde_json::from_value(walk(value, None, keys, f)).map_err(|e| e.to_string())
     }
 
     /// Notes the matrix's age when `today` (days since 1970) is more than
@@ -391,5 +393,18 @@ mod tests {
             Some(1)
         );
         assert_eq!(days_since_epoch("garbage"), None);
+    }
+
+    #[test]
+    fn a_mapping_the_report_cannot_take_is_an_error_not_the_original() {
+        let matrix = Matrix::load(&[]).unwrap();
+        let snapshot = crate::import::import("torch==2.1.0\nnumpy==2.0.0\nonnxruntime==1.17.1\n", &matrix);
+        let report = Report::new(snapshot.clone(), &matrix, crate::check::check(&snapshot, &matrix));
+        assert!(!report.findings.is_empty());
+        // A severity is one of three words: a mapping that changes every
+        // string (as a redaction gone wrong would) cannot round-trip.
+        let broken = report.map_strings(false, &|s| format!("{s} <redacted>"));
+        assert!(broken.is_err(), "a report that cannot be redacted came back");
+        assert!(report.map_strings(false, &|s| s.to_string()).is_ok());
     }
 }

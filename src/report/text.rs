@@ -90,7 +90,17 @@ pub struct Look {
 pub fn render(report: &Report, matrix: &Matrix, look: Look, exit_code: u8) -> String {
     // Pasted and saved text reaches the terminal with its control
     // characters shown, never obeyed; the only escapes printed are Paint's.
-    let report = &report.map_strings(true, &|s| crate::escape::visible(s).into_owned());
+    let Ok(report) = &report.map_strings(true, &|s| crate::escape::visible(s).into_owned()) else {
+        // A value whose visible form its type refuses: the whole text, with
+        // no paint of ours in it, is made visible instead.
+        let plain = Look { paint: Paint(false), ..look };
+        return crate::escape::visible(&render_values(report, matrix, plain, exit_code)).into_owned();
+    };
+    render_values(report, matrix, look, exit_code)
+}
+
+/// The text of a report whose values are already inert.
+fn render_values(report: &Report, matrix: &Matrix, look: Look, exit_code: u8) -> String {
     let mut r = Renderer { look, out: String::new(), shown: Vec::new(), sites: Vec::new() };
     let sections = overview(report, matrix);
     if look.detail != Detail::Quiet {
