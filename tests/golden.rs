@@ -44,6 +44,7 @@ macro_rules! golden {
                 (r#""version": "\d{4}-\d{2}-\d{2}""#, r#""version": "[date]""#),
                 (r"(matrix/[a-z-]+\.yaml):\d+:\d+", "$1:[line]:[col]"),
                 (r"onnx-doctor \d+\.\d+\.\d+", "onnx-doctor [version]"),
+                (r"--snapshot \S*/tests/fixtures/snapshots/", "--snapshot [fixtures]/"),
             ],
         }, {
             insta::assert_snapshot!($name, $text);

@@ -399,7 +399,13 @@ fn judged(
         Format::Github => ci::github(&report),
         Format::Junit => ci::junit(&report, s.fail_on),
         Format::Text => {
-            let look = text::Look { paint: text::Paint(s.color), detail: s.detail, width: s.width };
+            let verbose_command = verbose_command(std::env::args_os().skip(1));
+            let look = text::Look {
+                paint: text::Paint(s.color),
+                detail: s.detail,
+                width: s.width,
+                verbose_command: &verbose_command,
+            };
             text::render(&report, matrix, look, code)
         }
     };
@@ -411,6 +417,20 @@ fn judged(
         None => rendered,
     };
     Ok((report, code, inert(format, rendered)))
+}
+
+/// The command the user ran, with `-v`: what the text report's last line
+/// offers for the whole story. It repeats the subcommand, the input and the
+/// options (`--python`, `--snapshot`), so it shows the same run in full,
+/// quoted for a POSIX shell.
+fn verbose_command(args: impl Iterator<Item = std::ffi::OsString>) -> String {
+    let mut words = vec!["onnx-doctor".to_string()];
+    for arg in args {
+        let arg = arg.to_string_lossy().into_owned();
+        words.push(shlex::try_quote(&arg).map_or_else(|_| arg.clone(), std::borrow::Cow::into_owned));
+    }
+    words.push("-v".into());
+    words.join(" ")
 }
 
 /// A rendered report with no line a CI runner would obey: text, Markdown
@@ -472,4 +492,25 @@ fn judge_environments(
     } else {
         exit::OK
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_closing_hint_reruns_what_was_asked_with_v() {
+        let args = ["diagnose", "my ticket.txt", "--python", "/env/bin/python"].map(std::ffi::OsString::from);
+        assert_eq!(
+            verbose_command(args.into_iter()),
+            "onnx-doctor diagnose 'my ticket.txt' --python /env/bin/python -v"
+        );
+        assert_eq!(verbose_command(std::iter::empty()), "onnx-doctor -v");
+    }
+
+    #[test]
+    fn bare_carriage_returns_end_lines_and_crlf_is_kept() {
+        assert_eq!(decode_paste(b"a\rb\r\nc\r"), "a\nb\r\nc\n");
+        assert_eq!(decode_paste(b"plain\n"), "plain\n");
+    }
 }

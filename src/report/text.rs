@@ -80,14 +80,16 @@ pub enum Detail {
 
 /// How to print: colour, length and the width prose is wrapped to.
 #[derive(Clone, Copy)]
-pub struct Look {
+pub struct Look<'a> {
     pub paint: Paint,
     pub detail: Detail,
     /// Columns; commands are never wrapped, whatever their length.
     pub width: usize,
+    /// The command that shows everything: the one the user ran, with `-v`.
+    pub verbose_command: &'a str,
 }
 
-pub fn render(report: &Report, matrix: &Matrix, look: Look, exit_code: u8) -> String {
+pub fn render(report: &Report, matrix: &Matrix, look: Look<'_>, exit_code: u8) -> String {
     // Pasted and saved text reaches the terminal with its control
     // characters shown, never obeyed; the only escapes printed are Paint's.
     let Ok(report) = &report.map_strings(true, &|s| crate::escape::visible(s).into_owned()) else {
@@ -100,7 +102,7 @@ pub fn render(report: &Report, matrix: &Matrix, look: Look, exit_code: u8) -> St
 }
 
 /// The text of a report whose values are already inert.
-fn render_values(report: &Report, matrix: &Matrix, look: Look, exit_code: u8) -> String {
+fn render_values(report: &Report, matrix: &Matrix, look: Look<'_>, exit_code: u8) -> String {
     let mut r = Renderer { look, out: String::new(), shown: Vec::new(), sites: Vec::new() };
     let sections = overview(report, matrix);
     if look.detail != Detail::Quiet {
@@ -138,8 +140,8 @@ fn plan_for<'r>(report: &'r Report, subject: Option<&str>) -> Option<&'r FixPlan
     report.fix_plan.iter().find(|p| p.subject.as_deref() == subject)
 }
 
-struct Renderer {
-    look: Look,
+struct Renderer<'a> {
+    look: Look<'a>,
     out: String,
     /// Evidence already printed, so a second finding can point to it.
     shown: Vec<String>,
@@ -147,7 +149,7 @@ struct Renderer {
     sites: Vec<String>,
 }
 
-impl Renderer {
+impl Renderer<'_> {
     fn paint(&self) -> Paint {
         self.look.paint
     }
@@ -387,8 +389,8 @@ impl Renderer {
             );
         }
         if self.look.detail == Detail::Default && has_more(report) {
-            let _ =
-                writeln!(self.out, "{}", p.dim("why, every fix, all evidence and sources: onnx-doctor -v"));
+            let hint = format!("why, every fix, all evidence and sources: {}", self.look.verbose_command);
+            let _ = writeln!(self.out, "{}", p.dim(&hint));
         }
     }
 }
