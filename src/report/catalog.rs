@@ -49,15 +49,39 @@ pub fn explain_json(rule: &Rule) -> String {
 }
 
 /// One rule in full: why, when it fires, fixes, sources, where it is defined.
+/// A fix or condition as a template a reader recognises:
+/// `{row.pip_extras}` becomes `<row.pip_extras>`, `{a|b}` becomes `<a>`. A report fills these in; `explain`
+/// has no machine to fill them from, and raw braces read as a bug.
+fn as_template(fix: &str) -> String {
+    let mut out = String::with_capacity(fix.len());
+    let mut rest = fix;
+    while let Some(open) = rest.find('{') {
+        let Some(len) = rest[open..].find('}') else { break };
+        let inner = &rest[open + 1..open + len];
+        out.push_str(&rest[..open]);
+        if inner.is_empty() || inner.contains(char::is_whitespace) {
+            out.push_str(&rest[open..=open + len]);
+        } else {
+            let first = inner.split('|').next().unwrap_or(inner);
+            out.push('<');
+            out.push_str(first);
+            out.push('>');
+        }
+        rest = &rest[open + len + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 pub fn explain(rule: &Rule) -> String {
-    let mut s = format!("{} ({})\n\n{}\n\n", rule.code, rule.severity, rule.summary);
+    let mut s = format!("{} ({})\n\n{}\n\n", rule.code, rule.severity, as_template(&rule.summary));
     let components: Vec<&str> = rule.components.iter().map(|c| c.as_str()).collect();
     let _ = write!(s, "Involves: {}\n\n", components.join(", "));
-    let _ = write!(s, "Why:\n  {}\n\n", super::text::wrap(&rule.why, 88, 2));
+    let _ = write!(s, "Why:\n  {}\n\n", super::text::wrap(&as_template(&rule.why), 88, 2));
     if let RuleKind::Facts { when, lookup, require } = &rule.kind {
         s.push_str("Fires when:\n");
         for c in when {
-            let _ = writeln!(s, "  {} {}", c.fact, c.condition);
+            let _ = writeln!(s, "  {} {}", c.fact, as_template(&c.condition.to_string()));
         }
         if let Some(t) = lookup {
             let by = t.by.as_deref().map(|b| format!(" by {b}")).unwrap_or_default();
@@ -66,14 +90,18 @@ pub fn explain(rule: &Rule) -> String {
         if !require.is_empty() {
             s.push_str("and any of these does not hold:\n");
             for c in require {
-                let _ = writeln!(s, "  {} {}", c.fact, c.condition);
+                let _ = writeln!(s, "  {} {}", c.fact, as_template(&c.condition.to_string()));
             }
         }
         s.push('\n');
     }
     if !rule.fixes.is_empty() {
-        s.push_str("Fixes, best first:\n");
-        for f in &rule.fixes {
+        let fixes: Vec<String> = rule.fixes.iter().map(|f| as_template(f)).collect();
+        match fixes.iter().any(|f| f.contains('<')) {
+            true => s.push_str("Fixes, best first (a report fills in each <value> from the machine):\n"),
+            false => s.push_str("Fixes, best first:\n"),
+        }
+        for f in &fixes {
             let _ = writeln!(s, "  {f}");
         }
         s.push('\n');
@@ -87,4 +115,24 @@ pub fn explain(rule: &Rule) -> String {
     }
     let _ = write!(s, "\nDefined at {}\n", rule.origin);
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explain_shows_templates_never_raw_placeholders() {
+        let matrix = crate::matrix::Matrix::load(&[]).unwrap();
+        let placeholder = regex::Regex::new(r"\{[A-Za-z_][A-Za-z0-9_.|-]*\}").unwrap();
+        for rule in &matrix.rules {
+            let text = explain(rule);
+            assert!(!placeholder.is_match(&text), "{}:\n{text}", rule.code);
+        }
+        assert_eq!(
+            as_template("pip install \"x[{row.pip_extras}]=={version}\" {a|b}"),
+            "pip install \"x[<row.pip_extras>]==<version>\" <a>"
+        );
+        assert_eq!(as_template("python -c \"d = {}\""), "python -c \"d = {}\"");
+    }
 }
