@@ -464,3 +464,29 @@ fn what_the_real_torch_exports_loads_from_the_release_the_doctor_names_and_not_b
         }
     }
 }
+
+/// The text report of `world`, and its exit code.
+fn text_of(world: &support::world::World) -> (i32, String) {
+    let t = tempfile::tempdir().unwrap();
+    let file = t.path().join("snapshot.json");
+    std::fs::write(&file, world.0.to_string()).unwrap();
+    let out = doctor().arg("--snapshot").arg(&file).output().unwrap();
+    (out.status.code().unwrap(), String::from_utf8(out.stdout).unwrap())
+}
+
+#[test]
+fn a_model_with_no_runtime_to_load_it_is_not_called_healthy() {
+    let world =
+        support::world::World::new().dists(&[("numpy", "2.1.0")]).model(8, 17, &[("ai.onnx", "Relu")]);
+    let (code, text) = text_of(&world);
+    assert_eq!(code, 3, "{text}");
+    assert!(text.contains("model not tried") && !text.contains("healthy"), "{text}");
+    // A target to judge it by, or an installed onnxruntime, answers it.
+    let (code, text) = text_of(&world.clone().target("onnxruntime", "1.17.1"));
+    assert_eq!(code, 0, "{text}");
+    let installed = world.dists(&[("onnxruntime", "1.20.1")]);
+    let (code, text) =
+        text_of(&installed.clone().imported("onnxruntime", serde_json::json!({"trial_model": "loads"})));
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("tried: onnxruntime 1.20.1 loads it"), "the trial's answer is said:\n{text}");
+}

@@ -155,6 +155,9 @@ impl Report {
             Verdict::Error
         } else if warnings > 0 {
             Verdict::Warning
+        } else if model_without_runtime(&snapshot, matrix) {
+            // "Will this model load here?" has no answer without a runtime.
+            Verdict::NotEvaluated
         } else if matrix_gaps.iter().any(|g| !g.covered_by_trial) {
             Verdict::Unverified
         } else if infos > 0 {
@@ -268,6 +271,15 @@ impl Report {
         }
         s
     }
+}
+
+/// Whether a model was given with no runtime to judge it by: no `--target`,
+/// and no onnxruntime or TensorRT in any environment probed.
+fn model_without_runtime(snapshot: &Snapshot, matrix: &Matrix) -> bool {
+    let runtimes = [matrix.distributions_of("onnxruntime"), matrix.distributions_of("tensorrt")];
+    snapshot.model.is_some()
+        && snapshot.targets.is_empty()
+        && !snapshot.pythons.iter().any(|env| runtimes.iter().any(|r| env.first_installed(r).is_some()))
 }
 
 /// The installed releases the matrix had no row for, each with the rules

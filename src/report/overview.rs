@@ -120,7 +120,9 @@ pub fn overview(report: &Report, matrix: &Matrix) -> Vec<Section> {
         sections.push(Section { title: "System".into(), subject: None, lines: vec![system_line] });
     }
     if let Some(m) = &snap.model {
-        sections.push(model_section(m, &snap.targets, &report.model_needs, &|c| worst(None, c)));
+        let mut section = model_section(m, &snap.targets, &report.model_needs, &|c| worst(None, c));
+        section.lines.extend(model_trials(snap));
+        sections.push(section);
     }
     if let Probed::Found(n) = &snap.nvidia {
         sections.push(nvidia_section(report, n, &|c| worst(None, c)));
@@ -338,8 +340,11 @@ fn model_section(
     for n in needs {
         lines.push(match &n.at_least {
             Some(v) => Line::new(Status::Ok, format!("needs {} >= {v}", n.package), n.because.clone()),
+            // No release the matrix knows takes it: the doctor cannot name
+            // one, which is not a finding of its own (the rule that knows
+            // why says so).
             None => Line::new(
-                Status::Warning,
+                Status::NotEvaluated,
                 format!("needs {}: no release known", n.package),
                 n.because.clone(),
             ),
@@ -349,6 +354,42 @@ fn model_section(
         lines.push(Line::new(Status::Ok, format!("target {name} {version}"), String::new()));
     }
     Section { title: format!("Model {}", m.path.display()), subject: None, lines }
+}
+
+/// What each installed onnxruntime answered when it was asked to load the
+/// model: the answer the JSON report holds, said in the text too.
+fn model_trials(snap: &crate::snapshot::Snapshot) -> Vec<Line> {
+    let mut lines = Vec::new();
+    for env in &snap.pythons {
+        let Some(import) = env.import("onnxruntime") else { continue };
+        let Some(said) = import.facts.get("trial_model").and_then(|v| v.as_str()) else { continue };
+        let status = if said == "loads" {
+            Status::Ok
+        } else if said.starts_with("skipped") {
+            Status::NotEvaluated
+        } else {
+            Status::Error
+        };
+        let providers: Vec<&str> = import
+            .facts
+            .get("trial_model_providers")
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().filter_map(|p| p.as_str()).collect())
+            .unwrap_or_default();
+        let version = env
+            .distributions
+            .found()
+            .and_then(|d| d.iter().find(|d| d.name.starts_with("onnxruntime")))
+            .map(|d| format!(" {}", d.version))
+            .unwrap_or_default();
+        let what = if said == "loads" { "loads it (CPU)".to_string() } else { said.to_string() };
+        lines.push(Line::new(
+            status,
+            format!("tried: onnxruntime{version} {what}"),
+            format!("{} {}", env.label(), providers.join(", ")).trim().to_string(),
+        ));
+    }
+    lines
 }
 
 fn component_line(name: &str, found: Vec<String>, worst: Option<Status>) -> Line {

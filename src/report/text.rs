@@ -369,6 +369,7 @@ impl Renderer<'_> {
         }
         parts.push(plural(s.python_environments, "Python environment"));
         let verdict = match s.verdict {
+            Verdict::NotEvaluated if report.snapshot.model.is_some() => p.magenta("model not tried"),
             Verdict::NotEvaluated if report.snapshot.mode == ProbeMode::Pasted => {
                 p.magenta("not enough in the paste to judge")
             }
@@ -380,6 +381,12 @@ impl Renderer<'_> {
         };
         let gap = if self.look.detail == Detail::Quiet { "" } else { "\n" };
         let _ = writeln!(self.out, "{gap}{verdict}: {} · exit {exit_code}", parts.join(", "));
+        if s.verdict == Verdict::NotEvaluated && report.snapshot.model.is_some() {
+            let _ = writeln!(
+                self.out,
+                "no onnxruntime or TensorRT here to load it: install one, or judge the model against the release you deploy on with --target onnxruntime==VERSION (or tensorrt==VERSION)"
+            );
+        }
         if let Some(days) = s.matrix_age_days {
             let _ = writeln!(
                 self.out,
