@@ -1,5 +1,5 @@
 //! Shared test harness: the doctor binary, real virtual environments built
-//! from the package registry (cached under `target/test-venvs`), and fake
+//! from the package registry (cached under `test-venvs` in cargo's target directory), and fake
 //! executables.
 #![allow(dead_code, clippy::disallowed_methods)]
 
@@ -23,8 +23,11 @@ pub fn base_python() -> String {
     std::env::var("ONNX_DOCTOR_TEST_PYTHON").unwrap_or_else(|_| "python3".into())
 }
 
+/// `test-venvs` in cargo's target directory, wherever CARGO_TARGET_DIR
+/// puts it (cargo sets CARGO_TARGET_TMPDIR to its `tmp` folder).
 fn venv_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-venvs")
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    tmp.parent().unwrap_or(tmp).join("test-venvs")
 }
 
 /// A virtual environment with exactly these pip install steps applied, in
