@@ -103,15 +103,42 @@ impl<'de> Deserialize<'de> for Ver {
 }
 
 /// A PEP 508 requirement line (`numpy>=1.21; python_version < "3.12"`), or
-/// `None` when the text is not one. Total on any text: pep508_rs 0.9 slices
-/// its input by byte and panics on a multi-byte character in some places,
-/// and one odd `METADATA` must not take the doctor down. A requirement pip
-/// writes is ASCII, so other text is refused before the parser sees it.
+/// `None` when the text is not one. Total on any text, and one odd
+/// `METADATA` must not take the doctor down: pep508_rs 0.9 panics on some
+/// text it half accepts (a multi-byte character after a marker's quote, an
+/// extra ending in `-` as in `torch[opt-]`), so non-ASCII text (no
+/// requirement pip writes has any) is refused before the parser sees it,
+/// and a panic inside the parser is caught, silently, and read as "not a
+/// requirement".
 pub fn requirement(text: &str) -> Option<pep508_rs::Requirement<pep508_rs::VerbatimUrl>> {
     if !text.is_ascii() {
         return None;
     }
-    pep508_rs::Requirement::from_str(text).ok()
+    quietly(|| pep508_rs::Requirement::from_str(text).ok()).flatten()
+}
+
+std::thread_local! {
+    /// Set while [`quietly`] runs: the panic hook then says nothing.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic into `None` without printing it. The first call
+/// wraps the panic hook once, so that it stays silent only inside `f`, on
+/// this thread; every other panic is reported as before.
+fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok();
+    QUIET.with(|q| q.set(false));
+    result
 }
 
 /// A PEP 440 specifier set (`>=2.1,<2.3`, `==12.*`), kept with its text.
@@ -263,5 +290,8 @@ mod tests {
         }
         let marker = "numpy>=2.1.0; python_version >= \"3.13\"\u{e9}";
         assert!(requirement(marker).is_none());
+        // Found by fuzzing METADATA: the extra's name check panics.
+        assert!(requirement("torch[opt- numpy>=1.20").is_none());
+        assert!(requirement("x[a-] ; extra == \"b-\"").is_none());
     }
 }
