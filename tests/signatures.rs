@@ -420,3 +420,26 @@ ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by torch
     assert!(f["message"].as_str().unwrap().contains("glibc 2.17"), "{f:#}");
     assert!(f["evidence"].to_string().contains("GLIBC_2.28"), "{f:#}");
 }
+
+/// The case this project was born from: onnx 1.6 on a workstation whose
+/// import failed for libprotobuf.so.20 until protobuf went back to 3.9.x.
+#[test]
+fn a_missing_libprotobuf_soname_names_the_protobuf_release_that_ships_it() {
+    let r = diagnose_text(
+        "onnx 1.6.0\nprotobuf 3.10.0\nImportError: libprotobuf.so.20: cannot open shared object file: No such file or directory\n",
+    );
+    let f = finding(&r, "error-libprotobuf-missing");
+    assert_eq!(
+        f["message"],
+        "libprotobuf is missing (libprotobuf.so.20): a package was built against another protobuf C++ library"
+    );
+    let fixes: Vec<&str> = f["fixes"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+    assert!(fixes[0].starts_with("conda install \"libprotobuf=3.9\" \"protobuf=3.9\""), "{fixes:?}");
+    let r = diagnose_text("ImportError: libprotobuf.so.32: cannot open shared object file\n");
+    let fixes = finding(&r, "error-libprotobuf-missing")["fixes"].to_string();
+    assert!(fixes.contains("libprotobuf=3.21"), "{fixes}");
+    // A soname no release of the table has: no made-up version, the other fixes stay.
+    let r = diagnose_text("ImportError: libprotobuf.so.99: cannot open shared object file\n");
+    let fixes = finding(&r, "error-libprotobuf-missing")["fixes"].to_string();
+    assert!(!fixes.contains("conda install") && fixes.contains("--force-reinstall onnx"), "{fixes}");
+}

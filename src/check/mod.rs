@@ -299,7 +299,7 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
         if let RuleKind::Signature { aten: Some(names), .. } = &rule.kind {
             params.extend(aten_params(names, caps, matrix));
         }
-        let row = rule.kind.lookup().and_then(|l| signature_row(l, snapshot, matrix));
+        let row = rule.kind.lookup().and_then(|l| signature_row(l, caps, snapshot, matrix));
         let mut f = builtin_finding_with_row(rule, None, &params, row);
         f.evidence = evidence;
         j.findings.push(f);
@@ -315,11 +315,21 @@ fn aten_params(names: &str, caps: &regex::Captures<'_>, matrix: &Matrix) -> Vec<
     vec![("aten.opset", s.opset.to_string()), ("aten.torch", s.torch.clone())]
 }
 
-/// A signature's table row, chosen by the first environment of the paste
-/// (or the machine) whose facts have the table's key.
-fn signature_row<'m>(lookup: &Lookup, snapshot: &Snapshot, matrix: &'m Matrix) -> Option<&'m Row> {
+/// A signature's table row, chosen by what the error line captured when
+/// the lookup names one of its groups (`by soversion`), else by the first
+/// environment of the paste (or the machine) whose facts have the table's key.
+fn signature_row<'m>(
+    lookup: &Lookup,
+    caps: &regex::Captures<'_>,
+    snapshot: &Snapshot,
+    matrix: &'m Matrix,
+) -> Option<&'m Row> {
     let table = matrix.tables.get(&lookup.table)?;
     let key = lookup.by.as_deref().unwrap_or(&table.key);
+    if let Some(captured) = caps.name(key) {
+        let facts = Facts::for_env(snapshot, None, matrix);
+        return select_row(table, &Ver::new(captured.as_str()), &facts, matrix).ok();
+    }
     snapshot.pythons.iter().map(Some).chain([None]).find_map(|env| {
         let facts = Facts::for_env(snapshot, env, matrix);
         match facts.get(key) {
