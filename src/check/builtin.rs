@@ -563,24 +563,30 @@ fn tensorrt_copies(snapshot: &Snapshot, matrix: &Matrix) -> Vec<(String, String)
 
 /// `--expect` pins: `cuda` means the toolkit, else torch's CUDA; `driver`
 /// and `python` are themselves; anything else is a distribution.
+///
+/// Linear in pins and distributions: each environment's distributions are
+/// indexed by name once, so a pin on a distribution is one look-up rather
+/// than a scan of the environment.
 fn check_expectations(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
+    if snapshot.expectations.is_empty() {
+        return;
+    }
     let rule = matrix.builtin(BuiltinCheck::ExpectationNotMet);
     let envs: Vec<Option<&PythonEnv>> =
         if snapshot.pythons.is_empty() { vec![None] } else { snapshot.pythons.iter().map(Some).collect() };
+    let indexes: Vec<Option<DistIndex<'_>>> = envs.iter().map(|e| e.map(DistIndex::new)).collect();
     for expect in &snapshot.expectations {
         let key = match expect.name.as_str() {
             "cuda" => "cuda.toolkit|torch.cuda",
             other => other,
         };
-        for env in &envs {
+        for (env, index) in envs.iter().zip(&indexes) {
             let subject = env.map(PythonEnv::label);
-            let nothing = match expect.name.as_str() {
-                "driver" => "no NVIDIA driver".to_string(),
-                "cuda" => "no CUDA (neither a toolkit nor a CUDA build of torch)".to_string(),
-                "python" => "no Python".to_string(),
-                name => format!("{name} not installed"),
+            let fact = match index {
+                Some(index) if names_a_distribution(key) => index.version(key),
+                _ => Facts::for_env(snapshot, *env, matrix).get(key),
             };
-            let found = match Facts::for_env(snapshot, *env, matrix).get(key) {
+            let found = match fact {
                 Fact::Text(t) => t,
                 Fact::Absent => String::new(),
                 Fact::List(l) => l.join(", "),
@@ -593,19 +599,69 @@ fn check_expectations(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
             let outcome = if !found.is_empty() && expect.spec.contains(&Ver::new(found.as_str())) {
                 Outcome::Passed
             } else {
-                let shown = if found.is_empty() { nothing } else { format!("{} {found}", expect.name) };
-                // Only the fix for what the pin is about gets its value.
-                let slot = match expect.name.as_str() {
-                    "driver" => "driver_expect",
-                    "cuda" => "cuda_expect",
-                    "python" => "python_expect",
-                    _ => "package_expect",
-                };
-                let params = [("expect", expect.to_string()), ("found", shown), (slot, expect.to_string())];
+                let params = expectation_params(expect, found);
                 j.findings.push(builtin_finding(rule, *env, &params));
                 Outcome::Fired
             };
             j.outcomes.push(RuleOutcome { code: rule.code.clone(), subject, outcome });
+        }
+    }
+}
+
+/// The texts of an unmet pin: what was expected, what was found, and the
+/// value of the one fix that is about what the pin names.
+fn expectation_params(expect: &crate::snapshot::Expectation, found: String) -> [(&'static str, String); 3] {
+    let shown = if found.is_empty() {
+        match expect.name.as_str() {
+            "driver" => "no NVIDIA driver".to_string(),
+            "cuda" => "no CUDA (neither a toolkit nor a CUDA build of torch)".to_string(),
+            "python" => "no Python".to_string(),
+            name => format!("{name} not installed"),
+        }
+    } else {
+        format!("{} {found}", expect.name)
+    };
+    let slot = match expect.name.as_str() {
+        "driver" => "driver_expect",
+        "cuda" => "cuda_expect",
+        "python" => "python_expect",
+        _ => "package_expect",
+    };
+    [("expect", expect.to_string()), ("found", shown), (slot, expect.to_string())]
+}
+
+/// Whether [`Facts::get`] reads `key` as a distribution's version: a plain
+/// name that is not a fact of the machine or the interpreter.
+fn names_a_distribution(key: &str) -> bool {
+    !key.contains(['.', '|']) && key != "python" && !super::facts::is_machine_fact(key)
+}
+
+/// An environment's distributions by name, the first of a name winning as
+/// in [`PythonEnv::distribution`].
+struct DistIndex<'e> {
+    by_name: Result<std::collections::HashMap<&'e str, &'e Ver>, &'e str>,
+}
+
+impl<'e> DistIndex<'e> {
+    fn new(env: &'e PythonEnv) -> Self {
+        let by_name = match &env.distributions {
+            Probed::Found(list) => {
+                let mut map = std::collections::HashMap::with_capacity(list.len());
+                for d in list {
+                    map.entry(d.name.as_str()).or_insert(&d.version);
+                }
+                Ok(map)
+            }
+            Probed::NotEvaluated(r) => Err(r.as_str()),
+        };
+        Self { by_name }
+    }
+
+    /// What [`Facts::get`] says of a distribution's version.
+    fn version(&self, name: &str) -> Fact {
+        match &self.by_name {
+            Ok(map) => map.get(name).map_or(Fact::Absent, |v| Fact::Text(v.raw().to_string())),
+            Err(r) => Fact::Unknown((*r).to_string()),
         }
     }
 }
@@ -675,5 +731,45 @@ fn first_of(items: &[&str], n: usize) -> String {
     match items.len() {
         len if len <= n => items.join(", "),
         len => format!("{}, and {} more", items[..n].join(", "), len - n),
+    }
+}
+
+#[cfg(test)]
+mod expectation_tests {
+    use super::*;
+
+    #[test]
+    fn a_pin_reads_the_same_fact_through_the_index_as_through_facts() {
+        let snapshot: Snapshot = serde_json::from_value(serde_json::json!({
+            "schema_version": crate::snapshot::SCHEMA_VERSION, "probed_by": "test", "mode": "fast",
+            "system": {"found": {"os": {"found": "Ubuntu 22.04"}, "kernel": {"found": "6.8.0"}, "arch": "x86_64",
+                                 "glibc": {"found": "2.35"}, "container": null, "wsl": false}},
+            "pythons": [
+                {"executable": "/a/bin/python", "source": "flag", "version": {"found": "3.11.9"}, "kind": "venv",
+                 "interpreter": {"not_evaluated": "fixture"}, "site_dirs": [], "imports": [],
+                 "distributions": {"found": [
+                     {"name": "numpy", "version": "1.26.4", "location": "/a"},
+                     {"name": "torch", "version": "2.4.1+cu121", "location": "/a"},
+                     {"name": "numpy", "version": "2.0.0", "location": "/b"}]}},
+                {"executable": "/b/bin/python", "source": "flag", "version": {"found": "3.12.1"}, "kind": "venv",
+                 "interpreter": {"not_evaluated": "fixture"}, "site_dirs": [], "imports": [],
+                 "distributions": {"not_evaluated": "no site-packages"}}],
+            "nvidia": {"not_evaluated": "no driver"}
+        }))
+        .expect("a snapshot");
+        let matrix = Matrix::load(&[]).expect("the embedded matrix");
+        for env in &snapshot.pythons {
+            let index = DistIndex::new(env);
+            for name in ["numpy", "torch", "onnx", "tensorrt-cu12", "os", "glibc", "driver", "nvml", "python"]
+            {
+                let through_facts = Facts::for_env(&snapshot, Some(env), &matrix).get(name);
+                if names_a_distribution(name) {
+                    assert_eq!(index.version(name), through_facts, "{name} in {}", env.label());
+                } else {
+                    assert!(["os", "glibc", "driver", "nvml", "python"].contains(&name), "{name}");
+                }
+            }
+        }
+        assert!(!names_a_distribution("cuda.toolkit|torch.cuda"));
     }
 }

@@ -200,20 +200,14 @@ fn satisfiable(specs: &[&VersionSpecifiers]) -> bool {
     candidates.iter().any(|v| specs.iter().all(|s| s.contains(v)))
 }
 
-/// Requirements that stay in force: what kept packages declare, and what
-/// the matrix's tables say a kept package needs of another.
-fn kept_constraints(
-    snapshot: &Snapshot,
-    env: &PythonEnv,
-    matrix: &Matrix,
-    changed: &dyn Fn(&str) -> bool,
-) -> Vec<Constraint> {
+/// Requirements in force while their package stays: what each installed
+/// package declares, and what the matrix's tables say it needs of another.
+/// Read once per environment; a constraint whose `source` a fix changes
+/// no longer holds.
+fn kept_constraints(snapshot: &Snapshot, env: &PythonEnv, matrix: &Matrix) -> Vec<Constraint> {
     let markers = super::builtin::marker_environment(snapshot, env);
     let mut out = Vec::new();
     for d in env.distributions.found().map(Vec::as_slice).unwrap_or_default() {
-        if changed(&d.name) {
-            continue;
-        }
         for line in &d.requires {
             let Some(req) = crate::version::requirement(line) else { continue };
             // Only what applies to this interpreter, as pip would see it
@@ -224,6 +218,7 @@ fn kept_constraints(
             }
             if let Some(VersionOrUrl::VersionSpecifier(spec)) = req.version_or_url {
                 out.push(Constraint {
+                    source: d.name.clone(),
                     package: normalize_name(req.name.as_ref()),
                     spec,
                     because: format!(
@@ -243,6 +238,7 @@ fn kept_constraints(
                     && let Ok(spec) = VersionSpecifiers::from_str(value)
                 {
                     out.push(Constraint {
+                        source: d.name.clone(),
                         package,
                         spec,
                         because: format!(
@@ -260,84 +256,203 @@ fn kept_constraints(
 }
 
 struct Constraint {
+    /// The installed package that imposes it.
+    source: String,
     package: String,
     spec: VersionSpecifiers,
     because: String,
 }
 
-/// What a candidate fix would conflict with, given the fixes chosen so far.
-fn conflict(
-    candidate: &Effect,
-    chosen: &[Effect],
-    snapshot: &Snapshot,
-    env: Option<&PythonEnv>,
-    matrix: &Matrix,
-) -> Option<String> {
-    let all: Vec<&Effect> = chosen.iter().chain(std::iter::once(candidate)).collect();
-    // Indexed once, by name: a fix may install thousands of packages (a
-    // METADATA with 10,000 unmet requirements), and a scan per package
-    // would make planning quadratic.
-    let touched: BTreeSet<&str> = all.iter().flat_map(|e| e.names()).collect();
-    let changed = |name: &str| touched.contains(name);
-    let kept = env.map(|env| kept_constraints(snapshot, env, matrix, &changed)).unwrap_or_default();
-    let mut kept_by_name: BTreeMap<&str, Vec<&Constraint>> = BTreeMap::new();
-    for c in &kept {
-        kept_by_name.entry(c.package.as_str()).or_default().push(c);
+/// Planned ranges by name: the fixes chosen so far, and a candidate's.
+type Ranges<'a> = BTreeMap<&'a str, Vec<&'a VersionSpecifiers>>;
+
+/// The fixes chosen so far for one environment, indexed so that judging
+/// one more fix costs what that fix touches, not what was chosen before:
+/// planning stays linear in findings (one `--expect` each, or thousands of
+/// declared requirements).
+struct Chosen<'a> {
+    matrix: &'a Matrix,
+    python: Option<&'a crate::version::Ver>,
+    effects: Vec<Effect>,
+    /// Every package the chosen fixes install or uninstall.
+    touched: BTreeSet<String>,
+    /// What they uninstall and do not install again.
+    removed: BTreeSet<String>,
+    /// What they install, with the ranges asked (none for a bare name).
+    specs: BTreeMap<String, Vec<VersionSpecifiers>>,
+    /// Constraints of the installed packages, by the package constrained.
+    kept: Vec<Constraint>,
+    kept_by_name: BTreeMap<String, Vec<usize>>,
+    /// A column of some table → the table keys whose release check reads it.
+    dependents: BTreeMap<String, BTreeSet<&'a str>>,
+    /// The planned names no release fits (with why), for the chosen fixes.
+    failing: BTreeMap<String, String>,
+}
+
+impl<'a> Chosen<'a> {
+    fn new(snapshot: &Snapshot, env: Option<&'a PythonEnv>, matrix: &'a Matrix) -> Self {
+        let kept = env.map(|env| kept_constraints(snapshot, env, matrix)).unwrap_or_default();
+        let mut kept_by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, c) in kept.iter().enumerate() {
+            kept_by_name.entry(c.package.clone()).or_default().push(i);
+        }
+        let mut dependents: BTreeMap<String, BTreeSet<&'a str>> = BTreeMap::new();
+        for table in matrix.tables.values() {
+            for column in table.rows.iter().flat_map(|r| r.values.keys()) {
+                dependents
+                    .entry(normalize_name(column))
+                    .or_default()
+                    .extend(table.key.split('|').map(str::trim));
+            }
+        }
+        Self {
+            matrix,
+            python: env.and_then(|e| e.version.found()),
+            effects: Vec::new(),
+            touched: BTreeSet::new(),
+            removed: BTreeSet::new(),
+            specs: BTreeMap::new(),
+            kept,
+            kept_by_name,
+            dependents,
+            failing: BTreeMap::new(),
+        }
     }
-    let removed: BTreeSet<&str> = all.iter().flat_map(|e| e.removes()).collect();
-    let mut chosen_specs: BTreeMap<&str, Vec<&VersionSpecifiers>> = BTreeMap::new();
-    for i in chosen.iter().flat_map(|e| &e.installs) {
-        chosen_specs.entry(i.name.as_str()).or_default().extend(i.spec.iter());
-    }
-    for Install { name, spec, .. } in &candidate.installs {
-        if removed.contains(name.as_str()) {
-            return Some(format!("another fix uninstalls {name}"));
+
+    /// The planned ranges of the names given, with `candidate`'s added.
+    fn ranges<'r>(&'r self, candidate: &'r Effect, names: &BTreeSet<&'r str>) -> Ranges<'r> {
+        let mut planned: Ranges<'r> = BTreeMap::new();
+        for &name in names {
+            if let Some(specs) = self.specs.get(name) {
+                planned.entry(name).or_default().extend(specs.iter());
+            }
         }
-        let Some(spec) = spec else { continue };
-        let mut specs: Vec<&VersionSpecifiers> = vec![spec];
-        let mut reasons = Vec::new();
-        for s in chosen_specs.get(name.as_str()).into_iter().flatten() {
-            specs.push(s);
-            reasons.push(format!("another fix installs {name}{s}"));
-        }
-        for c in kept_by_name.get(name.as_str()).into_iter().flatten() {
-            specs.push(&c.spec);
-            reasons.push(c.because.clone());
-        }
-        if !satisfiable(&specs) {
-            // Name the first constraint that, alone, contradicts the fix.
-            let culprit = specs[1..]
-                .iter()
-                .zip(&reasons)
-                .find(|(s, _)| !satisfiable(&[spec, s]))
-                .map_or_else(|| reasons.join("; "), |(_, r)| r.clone());
-            return Some(format!("{name}{spec} conflicts with: {culprit}"));
-        }
-    }
-    // The matrix's tables: some release in each planned range must work
-    // with the other planned ranges and with this Python.
-    let mut planned: BTreeMap<&str, Vec<&VersionSpecifiers>> = BTreeMap::new();
-    for e in &all {
-        for i in &e.installs {
+        for i in &candidate.installs {
             planned.entry(i.name.as_str()).or_default().extend(i.spec.iter());
         }
+        planned
     }
-    let python = env.and_then(|e| e.version.found());
-    for (name, specs) in &planned {
-        if let Some(why) = no_release_fits(name, specs, &planned, python, matrix) {
-            return Some(why);
+
+    /// The names whose release check reads the ranges of `names`.
+    fn affected<'r>(&'r self, names: impl Iterator<Item = &'r str>) -> BTreeSet<&'r str> {
+        let mut out = BTreeSet::new();
+        for name in names {
+            out.insert(name);
+            if let Some(keys) = self.dependents.get(name) {
+                out.extend(keys.iter().copied());
+            }
+        }
+        out
+    }
+
+    /// Whether a release of each affected name fits the planned ranges,
+    /// `extra` being the candidate's installs (none when accepting).
+    fn release_checks<'r>(
+        &'r self,
+        extra: &'r Effect,
+        affected: &BTreeSet<&'r str>,
+    ) -> BTreeMap<&'r str, String> {
+        // Every range a check may read: the affected names' and their tables' columns.
+        let mut reads: BTreeSet<&str> = affected.clone();
+        for table in self.matrix.tables.values() {
+            if table.key.split('|').any(|k| affected.contains(k.trim())) {
+                for column in table.rows.iter().flat_map(|r| r.values.keys()) {
+                    if let Some((name, _)) = self.specs.get_key_value(normalize_name(column).as_str()) {
+                        reads.insert(name.as_str());
+                    }
+                }
+            }
+        }
+        let planned = self.ranges(extra, &reads);
+        let lookup = |name: &str| planned.get(name).cloned();
+        let mut failing = BTreeMap::new();
+        for &name in affected {
+            let Some(specs) = planned.get(name) else { continue };
+            if let Some(why) = no_release_fits(name, specs, &lookup, self.python, self.matrix) {
+                failing.insert(name, why);
+            }
+        }
+        failing
+    }
+
+    /// What `candidate` would conflict with, given the fixes chosen so far.
+    fn conflict(&self, candidate: &Effect) -> Option<String> {
+        let mine: BTreeSet<&str> = candidate.names().collect();
+        let touched = |name: &str| mine.contains(name) || self.touched.contains(name);
+        let removes = candidate.removes();
+        for Install { name, spec, .. } in &candidate.installs {
+            if self.removed.contains(name) || removes.contains(&name.as_str()) {
+                return Some(format!("another fix uninstalls {name}"));
+            }
+            let Some(spec) = spec else { continue };
+            let mut specs: Vec<&VersionSpecifiers> = vec![spec];
+            let mut reasons = Vec::new();
+            for s in self.specs.get(name).into_iter().flatten() {
+                specs.push(s);
+                reasons.push(format!("another fix installs {name}{s}"));
+            }
+            let kept = self.kept_by_name.get(name).into_iter().flatten().map(|&i| &self.kept[i]);
+            for c in kept.filter(|c| !touched(&c.source)) {
+                specs.push(&c.spec);
+                reasons.push(c.because.clone());
+            }
+            if !satisfiable(&specs) {
+                // Name the first constraint that, alone, contradicts the fix.
+                let culprit = specs[1..]
+                    .iter()
+                    .zip(&reasons)
+                    .find(|(s, _)| !satisfiable(&[spec, s]))
+                    .map_or_else(|| reasons.join("; "), |(_, r)| r.clone());
+                return Some(format!("{name}{spec} conflicts with: {culprit}"));
+            }
+        }
+        // The matrix's tables: some release in each planned range must work
+        // with the other planned ranges and with this Python. Only the
+        // checks that read the candidate's ranges can change; the first
+        // failing name, in name order, is the answer.
+        let affected = self.affected(candidate.installs.iter().map(|i| i.name.as_str()));
+        let fresh = self.release_checks(candidate, &affected);
+        let earlier = self.failing.iter().filter(|(n, _)| !affected.contains(n.as_str()));
+        let first_fresh = fresh.iter().next().map(|(n, why)| (*n, why));
+        let first_earlier = earlier.map(|(n, why)| (n.as_str(), why)).next();
+        match (first_fresh, first_earlier) {
+            (Some(a), Some(b)) => Some(if a.0 <= b.0 { a.1 } else { b.1 }.clone()),
+            (Some((_, why)), None) | (None, Some((_, why))) => Some(why.clone()),
+            (None, None) => None,
         }
     }
-    None
+
+    /// Adds a fix to the chosen ones.
+    fn choose(&mut self, effect: Effect) {
+        self.touched.extend(effect.names().map(str::to_string));
+        self.removed.extend(effect.removes().into_iter().map(str::to_string));
+        for i in &effect.installs {
+            self.specs.entry(i.name.clone()).or_default().extend(i.spec.iter().cloned());
+        }
+        let none = Effect::default();
+        let affected: BTreeSet<String> = self
+            .affected(effect.installs.iter().map(|i| i.name.as_str()))
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let names: BTreeSet<&str> = affected.iter().map(String::as_str).collect();
+        let fresh: BTreeMap<String, String> =
+            self.release_checks(&none, &names).into_iter().map(|(n, why)| (n.to_string(), why)).collect();
+        for name in &affected {
+            self.failing.remove(name);
+        }
+        self.failing.extend(fresh);
+        self.effects.push(effect);
+    }
 }
 
 /// Whether the matrix knows a release of `name` inside `specs` whose table
 /// row agrees with every other planned range (and with `python`). Tables
 /// that say nothing about the range, or about the others, raise nothing.
-fn no_release_fits(
+fn no_release_fits<'s>(
     name: &str,
-    specs: &[&VersionSpecifiers],
-    planned: &BTreeMap<&str, Vec<&VersionSpecifiers>>,
+    specs: &[&'s VersionSpecifiers],
+    planned: &dyn Fn(&str) -> Option<Vec<&'s VersionSpecifiers>>,
     python: Option<&crate::version::Ver>,
     matrix: &Matrix,
 ) -> Option<String> {
@@ -362,8 +477,7 @@ fn no_release_fits(
                 let Ok(bound) = VersionSpecifiers::from_str(value) else { return true };
                 let ok = if column == "python" {
                     python.is_none_or(|p| p.parsed().is_none_or(|v| bound.contains(v)))
-                } else if let Some(other) = planned.get(normalize_name(column).as_str()) {
-                    let mut all = other.clone();
+                } else if let Some(mut all) = planned(normalize_name(column).as_str()) {
                     all.push(&bound);
                     satisfiable(&all)
                 } else {
@@ -381,7 +495,7 @@ fn no_release_fits(
             let other = if blocker == "python" {
                 format!("Python {}", python.map(|p| p.raw()).unwrap_or("?"))
             } else {
-                let s = &planned[normalize_name(&blocker).as_str()];
+                let s = planned(normalize_name(&blocker).as_str()).unwrap_or_default();
                 format!("{blocker}{}", s.iter().map(ToString::to_string).collect::<Vec<_>>().join(","))
             };
             return Some(format!(
@@ -404,21 +518,20 @@ pub(super) fn plan(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
     }
     for subject in subjects {
         let env = subject.as_ref().and_then(|s| snapshot.pythons.iter().find(|p| &p.label() == s));
-        let mut chosen: Vec<Effect> = Vec::new();
+        let mut chosen = Chosen::new(snapshot, env, matrix);
         let mut conflicts = Vec::new();
         // Notes (info) suggest, they do not need fixing.
         let needs_fixing = |f: &super::Finding| f.severity >= Severity::Warning && !f.fixes.is_empty();
         for f in j.findings.iter_mut().filter(|f| f.subject == subject && needs_fixing(f)) {
             let effects: Vec<Effect> = f.fixes.iter().map(|x| effect_of(x)).collect();
-            let verdicts: Vec<Option<String>> =
-                effects.iter().map(|e| conflict(e, &chosen, snapshot, env, matrix)).collect();
+            let verdicts: Vec<Option<String>> = effects.iter().map(|e| chosen.conflict(e)).collect();
             match verdicts.iter().position(Option::is_none) {
                 Some(i) => {
                     if i > 0 {
                         let fix = f.fixes.remove(i);
                         f.fixes.insert(0, fix);
                     }
-                    chosen.push(effects[i].clone());
+                    chosen.choose(effects[i].clone());
                 }
                 None => {
                     conflicts.push(format!(
@@ -426,7 +539,7 @@ pub(super) fn plan(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
                         f.code,
                         verdicts[0].as_deref().unwrap_or("its fixes conflict with the others")
                     ));
-                    chosen.push(effects[0].clone());
+                    chosen.choose(effects[0].clone());
                 }
             }
         }
@@ -436,7 +549,7 @@ pub(super) fn plan(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
                 *fix = installer.rewrite(fix);
             }
         }
-        let steps = merge(&chosen, &installer);
+        let steps = merge(&chosen.effects, &installer);
         if !steps.is_empty() || !conflicts.is_empty() {
             j.plans.push(FixPlan { subject, steps, conflicts });
         }
@@ -542,9 +655,10 @@ type Merged<'a> = (Vec<&'a str>, Vec<String>);
 fn merge(chosen: &[Effect], installer: &Installer) -> Vec<String> {
     let mut steps = Vec::new();
     let mut uninstall: Vec<&str> = Vec::new();
+    let mut listed: BTreeSet<&str> = BTreeSet::new();
     for e in chosen {
         for n in &e.uninstalls {
-            if !uninstall.contains(&n.as_str()) {
+            if listed.insert(n) {
                 uninstall.push(n);
             }
         }
@@ -595,9 +709,10 @@ fn merge(chosen: &[Effect], installer: &Installer) -> Vec<String> {
     if let (Some(command), false) = (&installer.conda, conda.is_empty()) {
         steps.push(format!("{command} {}", conda.join(" ")));
     }
+    let mut said: BTreeSet<String> = steps.iter().cloned().collect();
     for e in chosen {
         for o in &e.other {
-            if !steps.contains(o) {
+            if said.insert(o.clone()) {
                 steps.push(o.clone());
             }
         }
@@ -605,7 +720,7 @@ fn merge(chosen: &[Effect], installer: &Installer) -> Vec<String> {
     // Said after a pip command, once every install has run.
     for e in chosen.iter().filter(|e| !e.installs.is_empty()) {
         for t in &e.then {
-            if !steps.contains(t) {
+            if said.insert(t.clone()) {
                 steps.push(t.clone());
             }
         }

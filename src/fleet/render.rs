@@ -5,6 +5,7 @@
 //! Everything in a fleet came from reports, which anyone can write: node
 //! names, codes and versions are escaped for the format they land in.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use super::{Fleet, OTHER_PROFILES, Profile};
@@ -48,18 +49,26 @@ pub fn render_text(f: &Fleet) -> String {
     out
 }
 
-/// The worst severity a finding has on any node, by code.
-fn severity_of(f: &Fleet, code: &str) -> Severity {
-    f.findings.iter().find(|x| x.code == code).map_or(Severity::Info, |x| x.severity)
-}
-
 fn is_other(p: &Profile) -> bool {
     p.findings.len() == 1 && p.findings[0] == OTHER_PROFILES
 }
 
-/// The codes drawn as columns, most widespread first.
-fn columns(f: &Fleet) -> Vec<&str> {
-    f.findings.iter().map(|x| x.code.as_str()).collect()
+/// The codes drawn as columns, most widespread first, each with the worst
+/// severity it has on any node.
+fn columns(f: &Fleet) -> Vec<(&str, Severity)> {
+    f.findings.iter().map(|x| (x.code.as_str(), x.severity)).collect()
+}
+
+/// Each column's mark for one row: the severity where the row's nodes have
+/// that finding. One pass over the columns with the row's codes in a set,
+/// so a table costs rows × columns, not that times the codes per row.
+fn row_marks<'c>(
+    p: &Profile,
+    cols: &'c [(&'c str, Severity)],
+) -> impl Iterator<Item = (&'c str, Option<Severity>)> + 'c {
+    let has: HashSet<&str> = p.findings.iter().map(String::as_str).collect();
+    let marks: Vec<bool> = cols.iter().map(|(c, _)| has.contains(c)).collect();
+    cols.iter().zip(marks).map(|(&(c, sev), marked)| (c, marked.then_some(sev)))
 }
 
 fn healthy_nodes(f: &Fleet) -> usize {
@@ -79,7 +88,7 @@ pub fn render_markdown(f: &Fleet) -> String {
     if !f.profiles.is_empty() {
         out.push_str("### Nodes × findings\n\nEach row is the nodes that have exactly the same findings: ");
         out.push_str("🔴 error · 🟡 warning · 🔵 note.\n\n| nodes | e.g. |");
-        for c in &cols {
+        for (c, _) in &cols {
             let _ = write!(out, " `{}` |", md_code(c));
         }
         out.push_str("\n|---:|---|");
@@ -92,15 +101,12 @@ pub fn render_markdown(f: &Fleet) -> String {
                 md_cell(&p.examples.join(", "))
             };
             let _ = write!(out, "| {} | {examples} |", p.nodes);
-            for c in &cols {
-                let mark = if p.findings.iter().any(|x| x == c) {
-                    match severity_of(f, c) {
-                        Severity::Error => "🔴",
-                        Severity::Warning => "🟡",
-                        Severity::Info => "🔵",
-                    }
-                } else {
-                    ""
+            for (_, severity) in row_marks(p, &cols) {
+                let mark = match severity {
+                    Some(Severity::Error) => "🔴",
+                    Some(Severity::Warning) => "🟡",
+                    Some(Severity::Info) => "🔵",
+                    None => "",
                 };
                 let _ = write!(out, " {mark} |");
             }
@@ -179,7 +185,7 @@ pub fn render_html(f: &Fleet) -> String {
 fn html_matrix(out: &mut String, f: &Fleet) {
     let cols = columns(f);
     out.push_str("<h2>Nodes × findings</h2>\n<table id=\"matrix\">\n<thead><tr><th>nodes</th><th>e.g.</th>");
-    for c in &cols {
+    for (c, _) in &cols {
         let _ = write!(out, "<th class=\"code\" title=\"{0}\">{0}</th>", html(c));
     }
     out.push_str("</tr></thead>\n<tbody>\n");
@@ -193,9 +199,8 @@ fn html_matrix(out: &mut String, f: &Fleet) {
             html(&label),
             html(&p.examples.join(", "))
         );
-        for c in &cols {
-            if p.findings.iter().any(|x| x == c) {
-                let sev = severity_of(f, c);
+        for (c, severity) in row_marks(p, &cols) {
+            if let Some(sev) = severity {
                 let mark = match sev {
                     Severity::Error => "✖",
                     Severity::Warning => "▲",

@@ -12,8 +12,8 @@ use crate::formats::{LibraryFile, library_file};
 use crate::matrix::Matrix;
 use crate::snapshot::nvidia::{ContainerGpu, Driver, Gpu, HeaderVersion, LibraryCopy, NvmlState, Toolkit};
 use crate::snapshot::{
-    Component, Conflict, Distribution, ImportProbe, ImportStatus, Nvidia, Pasted, ProbeMode, Probed,
-    PythonEnv, PythonSource, Snapshot, System,
+    Component, Conflict, Distribution, ImportProbe, ImportStatus, Nvidia, Pasted, PastedFact, ProbeMode,
+    Probed, PythonEnv, PythonSource, Snapshot, System,
 };
 use crate::version::Ver;
 
@@ -79,8 +79,18 @@ impl Collector {
         snapshot.system = Probed::Found(system(&s));
         snapshot.pythons = self.python_env(&s).into_iter().collect();
         snapshot.nvidia = self.nvidia(&s, matrix);
+        let mut facts = self.facts;
+        // How many distributions the paste named beyond those kept.
+        if let Some((count, line)) = self.kept.left_out() {
+            facts.push(PastedFact {
+                fact: super::kept::NOT_KEPT_FACT.into(),
+                value: count,
+                line,
+                guessed: false,
+            });
+        }
         snapshot.pasted = Some(Pasted {
-            facts: self.facts,
+            facts,
             conflicts: self
                 .conflicts
                 .into_iter()
@@ -106,7 +116,7 @@ impl Collector {
             installer: self.from_conda.contains(name).then(|| "conda".to_string()),
         };
         let mut dists: Vec<Distribution> =
-            self.dists.iter().map(|(n, (v, _))| pasted(n, v.clone())).collect();
+            self.dists.iter().map(|(n, d)| pasted(n, d.version.clone())).collect();
         // collect_env's "PyTorch version" is torch's version even without a pip line.
         if let Some((v, _)) = s.torch_version
             && !dists.iter().any(|d| d.name == "torch")

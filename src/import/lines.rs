@@ -115,8 +115,6 @@ static SMI_DRIVER: LazyLock<Regex> =
 static SMI_CUDA: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"CUDA Version:\s*([0-9][0-9.]*)").unwrap());
 static SMI_ROW: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|").unwrap());
-static SMI_L: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^GPU (\d+):\s*(.+?)(?:\s*\(UUID:\s*(GPU-[0-9A-Fa-f-]+)\))?$").unwrap());
 static NVCC: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"Cuda compilation tools, release ([0-9.]+)(?:, V([0-9.]+))?").unwrap());
 static CONDA_BUILD_CUDA: LazyLock<Regex> =
@@ -124,12 +122,41 @@ static CONDA_BUILD_CUDA: LazyLock<Regex> =
 static CONDA_BUILD_PYTHON: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^py(\d)\.(\d+)_|(?:^|[_a-z0-9])py(3\d{1,2})(?:h|_|$)").unwrap());
 
+/// A line of `nvidia-smi -L`, `GPU 0: NVIDIA A100-SXM4-80GB (UUID:
+/// GPU-…)`: (index, name, UUID). Read without a regex: a list of GPUs can
+/// be a million lines long.
+fn smi_l(line: &str) -> Option<(u32, &str, Option<&str>)> {
+    let rest = line.strip_prefix("GPU ")?;
+    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let (index, rest) = rest.split_at(digits);
+    let rest = rest.strip_prefix(':')?.trim_start();
+    if index.is_empty() || rest.is_empty() {
+        return None;
+    }
+    let index = index.parse().unwrap_or(0);
+    let is_uuid = |u: &str| {
+        u.strip_prefix("GPU-")
+            .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-'))
+    };
+    // The first `(UUID: GPU-…)` that ends the line, after a name.
+    for (at, _) in rest.match_indices("(UUID:") {
+        let name = rest[..at].trim_end();
+        let uuid = rest[at + "(UUID:".len()..].strip_suffix(')').map(str::trim_start);
+        if let Some(uuid) = uuid.filter(|u| is_uuid(u))
+            && !name.is_empty()
+        {
+            return Some((index, name, Some(uuid)));
+        }
+    }
+    Some((index, rest, None))
+}
+
 /// Reads one cleaned, non-empty line; returns the mode for the next one.
 pub fn read(line: &str, mode: Mode, c: &mut Collector) -> Mode {
     match mode {
         Mode::GpuList => {
-            if let Some(m) = SMI_L.captures(line) {
-                c.gpu(m[1].parse().unwrap_or(0), &m[2], m.get(3).map(|u| u.as_str()));
+            if let Some((index, name, uuid)) = smi_l(line) {
+                c.gpu(index, name, uuid);
                 return Mode::GpuList;
             }
         }
@@ -143,9 +170,12 @@ pub fn read(line: &str, mode: Mode, c: &mut Collector) -> Mode {
             if line.starts_with("---") {
                 return Mode::PipList;
             }
-            let cols: Vec<&str> = line.split_whitespace().collect();
-            if cols.len() >= 2 && cols[1].starts_with(|ch: char| ch.is_ascii_digit()) && !line.contains(':') {
-                c.dist(cols[0], cols[1]);
+            let mut cols = line.split_whitespace();
+            if let (Some(name), Some(version)) = (cols.next(), cols.next())
+                && version.starts_with(|ch: char| ch.is_ascii_digit())
+                && !line.contains(':')
+            {
+                c.dist(name, version);
                 return Mode::PipList;
             }
         }
@@ -153,9 +183,11 @@ pub fn read(line: &str, mode: Mode, c: &mut Collector) -> Mode {
             if line.starts_with('#') {
                 return Mode::CondaList;
             }
-            let cols: Vec<&str> = line.split_whitespace().collect();
-            if cols.len() >= 3 && cols[1].starts_with(|ch: char| ch.is_ascii_digit()) {
-                conda_package(c, cols[0], cols[1], cols.get(2).copied());
+            let mut cols = line.split_whitespace();
+            if let (Some(name), Some(version), Some(build)) = (cols.next(), cols.next(), cols.next())
+                && version.starts_with(|ch: char| ch.is_ascii_digit())
+            {
+                conda_package(c, name, version, Some(build));
                 return Mode::CondaList;
             }
         }
@@ -297,8 +329,8 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         }
         return Mode::Prose;
     }
-    if let Some(m) = line.starts_with("GPU ").then(|| SMI_L.captures(line)).flatten() {
-        c.gpu(m[1].parse().unwrap_or(0), &m[2], m.get(3).map(|u| u.as_str()));
+    if let Some((index, name, uuid)) = smi_l(line) {
+        c.gpu(index, name, uuid);
         return Mode::Prose;
     }
     if let Some(m) = line.contains("Cuda compilation tools").then(|| NVCC.captures(line)).flatten() {
@@ -354,8 +386,8 @@ fn collect_env(key: &str, value: &str, line: &str, c: &mut Collector) -> Mode {
         "Nvidia driver version" if stated => c.fact(Key::Driver, value),
         "GPU models and configuration" => {
             if stated {
-                match SMI_L.captures(value) {
-                    Some(m) => c.gpu(m[1].parse().unwrap_or(0), &m[2], m.get(3).map(|u| u.as_str())),
+                match smi_l(value) {
+                    Some((index, name, uuid)) => c.gpu(index, name, uuid),
                     None => c.gpu(0, value, None),
                 }
             }
@@ -376,4 +408,33 @@ fn collect_env(key: &str, value: &str, line: &str, c: &mut Collector) -> Mode {
         }
     }
     Mode::Prose
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nvidia_smi_l_lines_read_as_the_pattern_did() {
+        let pattern =
+            Regex::new(r"^GPU (\d+):\s*(.+?)(?:\s*\(UUID:\s*(GPU-[0-9A-Fa-f-]+)\))?$").expect("compiles");
+        for line in [
+            "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-5e4f3c2a-1b2c-3d4e-5f60-718293a4b5c6)",
+            "GPU 1: Tesla T4",
+            "GPU 12:NVIDIA H100 80GB HBM3 (UUID:GPU-abc)",
+            "GPU 0: (UUID: GPU-abc)",
+            "GPU 0: Name (UUID: not-a-uuid)",
+            "GPU 0: A (UUID: GPU-1) (UUID: GPU-2)",
+            "GPU 0: A (UUID: GPU-1) trailing",
+            "GPU 99999999999: Big",
+            "GPU x: No",
+            "GPU 0:",
+            "GPU : A",
+        ] {
+            let expected = pattern.captures(line).map(|m| {
+                (m[1].parse().unwrap_or(0), m.get(2).map_or("", |n| n.as_str()), m.get(3).map(|u| u.as_str()))
+            });
+            assert_eq!(smi_l(line), expected, "{line}");
+        }
+    }
 }

@@ -8,16 +8,21 @@
 //! recognises the lines it knows, and builds the same [`Snapshot`] a probe
 //! would have: every fact remembers the line it came from, anything not
 //! stated stays "not evaluated", and a fact stated twice with different
-//! values is reported as a conflict rather than silently picked.
+//! values is reported as a conflict rather than silently picked. What it
+//! keeps is bounded whatever the paste's length: a package list of a
+//! million lines keeps the distributions the matrix watches and the first
+//! few thousand others, and counts the rest (see `kept`).
 
 mod assemble;
 mod free;
+mod kept;
 mod lines;
 mod split;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::matrix::{Matrix, Platform};
+use crate::snapshot::vocab::normalize_name_into;
 use crate::snapshot::{PastedFact, PastedLine, Snapshot, normalize_name};
 use crate::version::Ver;
 
@@ -27,6 +32,15 @@ const MAX_LINE: usize = 4096;
 const MAX_ERROR_LINES: usize = 200;
 /// Distinct lines remembered as read, which bounds the memory it takes.
 const MAX_REMEMBERED_LINES: usize = 200_000;
+/// GPUs kept; a machine has a few, a list of more is not one machine.
+const MAX_GPUS: usize = 256;
+/// Library paths kept (collect_env's cuDNN candidates).
+const MAX_LIBRARIES: usize = 256;
+/// Guessed versions of distributions the matrix does not watch.
+const MAX_GUESSED_OTHERS: usize = 256;
+/// Distributions the matrix does not watch whose requirements pip quoted
+/// are kept with them; every requirement is judged once per planned fix.
+const MAX_REQUIRING_OTHERS: usize = 256;
 
 /// Builds a snapshot from pasted text. A doctor report (JSON, or Markdown
 /// with its snapshot block) is taken as it is.
@@ -42,7 +56,7 @@ pub fn import(text: &str, matrix: &Matrix) -> Snapshot {
 /// reads its own lines before the shared ones, so what it states wins.
 fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &Matrix) -> Snapshot {
     let set = matrix.signature_set();
-    let mut c = Collector::default();
+    let mut c = Collector { kept: kept::Kept::new(matrix), ..Collector::default() };
     let mut mode = lines::Mode::Prose;
     // Lines read outside any block: reading one again states nothing new
     // (the first statement of a fact wins), and logs repeat lines a lot.
@@ -160,6 +174,14 @@ impl Key {
 /// paste is not a ticket but a list, and counting is enough.
 const MAX_CONFLICTING: usize = 16;
 
+/// A distribution kept: its first version, and each distinct text stated
+/// for it (a few), so that reading a line again costs one look-up and no
+/// allocation.
+struct KeptDist {
+    version: Ver,
+    stated: Vec<String>,
+}
+
 /// Facts as they are read, first statement wins.
 #[derive(Default)]
 pub(crate) struct Collector {
@@ -167,13 +189,21 @@ pub(crate) struct Collector {
     facts: Vec<PastedFact>,
     values: BTreeMap<Key, (String, usize)>,
     conflicts: BTreeMap<Key, Vec<(String, usize)>>,
-    dists: BTreeMap<String, (Ver, usize)>,
+    /// The distributions kept (see [`kept`]), by normalised name.
+    dists: BTreeMap<String, KeptDist>,
+    /// Which distributions to keep, and how many were left out.
+    kept: kept::Kept,
+    /// Reused to normalise each distribution name read.
+    name_buf: String,
     gpus: BTreeMap<u32, (String, Option<String>)>,
     libraries: Vec<(String, usize)>,
     error_lines: Vec<PastedLine>,
     /// Facts read from sentences, paths and the like: (key, value, line),
     /// the first per key; used only where nothing structured stated them.
     guesses: Vec<(Key, String, usize)>,
+    /// The keys of `guesses`, and how many name unwatched distributions.
+    guessed: BTreeSet<Key>,
+    guessed_others: usize,
     /// Platform releases named (an NGC image, a JetPack or L4T release):
     /// (platform, release, whether the image is the PyTorch one, line).
     platforms: Vec<(Platform, String, bool, usize)>,
@@ -181,6 +211,8 @@ pub(crate) struct Collector {
     from_conda: std::collections::BTreeSet<String>,
     /// Requirements pip said a distribution declares ("requires torch==1.6.0").
     requires: BTreeMap<String, Vec<String>>,
+    /// How many of those the matrix does not watch.
+    requiring_others: usize,
     /// The line that says both onnxruntime and onnxruntime-gpu are installed.
     both_onnxruntimes: Option<usize>,
 }
@@ -222,24 +254,41 @@ impl Collector {
         }
     }
 
-    /// Records an installed distribution.
+    /// Records an installed distribution, if it is one to keep.
     pub(crate) fn dist(&mut self, name: &str, version: &str) {
-        let name = normalize_name(name);
-        // A long paste repeats its lines: a distribution seen with this very
-        // version needs no parsing again.
-        let key = Key::Dist(name.clone());
-        let version_text = version.trim();
-        if self.values.get(&key).is_some_and(|(v, _)| v == version_text)
-            || self.conflicts.get(&key).is_some_and(|e| e.iter().any(|(v, _)| v == version_text))
-        {
+        let mut buf = std::mem::take(&mut self.name_buf);
+        normalize_name_into(name, &mut buf);
+        self.normalized_dist(&buf, version.trim());
+        self.name_buf = buf;
+    }
+
+    fn normalized_dist(&mut self, name: &str, version: &str) {
+        if name.is_empty() {
             return;
         }
-        let v = Ver::new(version.trim());
-        if name.is_empty() || v.parsed().is_none() {
+        match self.dists.get(name) {
+            // A long paste repeats its lines: a text already read for this
+            // distribution states nothing new.
+            Some(d) if d.stated.len() >= MAX_CONFLICTING || d.stated.iter().any(|v| v == version) => return,
+            Some(_) => {}
+            // Left out without reading its version: a long list costs no
+            // allocation per line past what is kept.
+            None if !self.kept.has_room_for(name) => return self.kept.leave_out(name, self.lines),
+            None => {}
+        }
+        let v = Ver::new(version);
+        if v.parsed().is_none() {
             return;
         }
-        self.fact(Key::Dist(name.clone()), version);
-        self.dists.entry(name).or_insert((v, self.lines));
+        self.fact(Key::Dist(name.to_string()), version);
+        match self.dists.get_mut(name) {
+            Some(d) => d.stated.push(version.to_string()),
+            None => {
+                self.kept.keep(name);
+                self.dists
+                    .insert(name.to_string(), KeptDist { version: v, stated: vec![version.to_string()] });
+            }
+        }
     }
 
     /// A sentence says onnxruntime and onnxruntime-gpu are both installed.
@@ -269,7 +318,18 @@ impl Collector {
 
     /// A requirement a distribution declares, as pip quoted it.
     pub(crate) fn requirement(&mut self, dist: &str, requirement: &str) {
-        let list = self.requires.entry(normalize_name(dist)).or_default();
+        let name = normalize_name(dist);
+        // Only a distribution kept carries its requirements into the snapshot.
+        if !self.dists.contains_key(&name) {
+            return;
+        }
+        if !self.requires.contains_key(&name) && !self.kept.watches(&name) {
+            if self.requiring_others >= MAX_REQUIRING_OTHERS {
+                return;
+            }
+            self.requiring_others += 1;
+        }
+        let list = self.requires.entry(name).or_default();
         let requirement = requirement.trim().to_string();
         if !list.contains(&requirement) && list.len() < 64 {
             list.push(requirement);
@@ -278,13 +338,16 @@ impl Collector {
 
     /// A distribution conda installed.
     pub(crate) fn conda_dist(&mut self, name: &str, version: &str) {
-        self.from_conda.insert(normalize_name(name));
         self.dist(name, version);
+        let name = normalize_name(name);
+        if self.dists.contains_key(&name) {
+            self.from_conda.insert(name);
+        }
     }
 
     pub(crate) fn gpu(&mut self, index: u32, name: &str, uuid: Option<&str>) {
         let name = name.trim();
-        if name.is_empty() {
+        if name.is_empty() || !self.gpus.contains_key(&index) && self.gpus.len() >= MAX_GPUS {
             return;
         }
         self.fact(Key::GpuName(index), name);
@@ -296,9 +359,19 @@ impl Collector {
 
     /// Remembers a fact read from prose, a path or an image tag.
     pub(crate) fn guess(&mut self, key: Key, value: &str) {
-        if !self.guesses.iter().any(|(k, _, _)| *k == key) {
-            self.guesses.push((key, value.trim().to_string(), self.lines));
+        if self.guessed.contains(&key) {
+            return;
         }
+        if let Key::Dist(name) = &key
+            && !self.kept.watches(name)
+        {
+            if self.guessed_others >= MAX_GUESSED_OTHERS {
+                return;
+            }
+            self.guessed_others += 1;
+        }
+        self.guessed.insert(key.clone());
+        self.guesses.push((key, value.trim().to_string(), self.lines));
     }
 
     /// Remembers the first release of a platform the paste names.
@@ -368,7 +441,7 @@ impl Collector {
             // "onnxruntime 1.19" in a sentence next to a listed
             // onnxruntime-gpu names the same install, not a second one.
             if let Key::Dist(name) = &key
-                && self.values.keys().any(|k| matches!(k, Key::Dist(n) if same_module(n, name)))
+                && self.states_module_of(name)
             {
                 continue;
             }
@@ -384,6 +457,16 @@ impl Collector {
         self.lines = stated_line;
     }
 
+    /// Whether a distribution that installs the same module as `name` was
+    /// stated (kept ones only: a family's names share its prefix).
+    fn states_module_of(&self, name: &str) -> bool {
+        let family = name.split_once('-').map_or(name, |(head, _)| head);
+        self.dists
+            .range::<str, _>((std::ops::Bound::Included(family), std::ops::Bound::Unbounded))
+            .take_while(|(n, _)| n.starts_with(family))
+            .any(|(n, _)| same_module(n, name))
+    }
+
     /// The version recorded for a distribution (tests).
     #[cfg(test)]
     pub(crate) fn dist_version(&self, name: &str) -> Option<&str> {
@@ -391,6 +474,9 @@ impl Collector {
     }
 
     pub(crate) fn library(&mut self, path: &str) {
+        if self.libraries.len() >= MAX_LIBRARIES {
+            return;
+        }
         self.libraries.push((path.trim().to_string(), self.lines));
     }
 }

@@ -58,8 +58,42 @@ impl fmt::Display for Component {
 /// `-`, `_` and `.` become one `-`. A string that is no valid name (pasted
 /// junk) is only trimmed and lower-cased, and so matches no distribution.
 pub fn normalize_name(name: &str) -> String {
+    let mut out = String::new();
+    normalize_name_into(name, &mut out);
+    out
+}
+
+/// [`normalize_name`] into a buffer the caller reuses: a long package list
+/// normalises every name it reads without allocating for each.
+pub fn normalize_name_into(name: &str, out: &mut String) {
     let name = name.trim();
-    pep508_rs::PackageName::from_str(name).map_or_else(|_| name.to_lowercase(), |n| n.to_string())
+    out.clear();
+    // PEP 503 over a valid name (pep508_rs's rules): ASCII letters and
+    // digits, `-_.` between them, each run of those one `-`.
+    let mut last_separator = true;
+    for b in name.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' => {
+                out.push(b.to_ascii_lowercase() as char);
+                last_separator = false;
+            }
+            b'-' | b'_' | b'.' if !out.is_empty() => {
+                if !last_separator {
+                    out.push('-');
+                }
+                last_separator = true;
+            }
+            _ => {
+                out.clear();
+                out.push_str(&name.to_lowercase());
+                return;
+            }
+        }
+    }
+    if last_separator && !out.is_empty() {
+        out.clear();
+        out.push_str(&name.to_lowercase());
+    }
 }
 
 /// The libraries whose copies the doctor lists, by their file-name stem.
@@ -255,5 +289,30 @@ mod tests {
         assert!("gpu=sm_x".parse::<Assumption>().is_err());
         assert!(format!("driver={}", "9".repeat(200)).parse::<Assumption>().is_err());
         assert!("cuda=12".parse::<Assumption>().is_err());
+    }
+
+    #[test]
+    fn names_normalise_as_pep_503_says_without_a_parser() {
+        for name in [
+            "Torch",
+            "onnxruntime_gpu",
+            "ml.dtypes",
+            "A__B--c..D",
+            " numpy ",
+            "x",
+            "",
+            "-lead",
+            "trail_",
+            "we ird",
+            "naïve",
+            "ONNX-Runtime-GPU",
+            "9lives",
+            "a.-_b",
+        ] {
+            let trimmed = name.trim();
+            let expected = pep508_rs::PackageName::from_str(trimmed)
+                .map_or_else(|_| trimmed.to_lowercase(), |n| n.to_string());
+            assert_eq!(normalize_name(name), expected, "{name:?}");
+        }
     }
 }

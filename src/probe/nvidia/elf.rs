@@ -9,7 +9,9 @@
 //! reuses a loaded soname). Only the headers, the dynamic section and its
 //! strings are read, so a 1 GB `libtorch_cuda.so` costs a few kilobytes.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use goblin::elf::Elf;
@@ -157,6 +159,29 @@ pub struct SearchPath {
     /// Sonames not worth following (the C library and friends): found by
     /// the cache in every sane system, and they need nothing we care about.
     pub leaf: fn(&str) -> bool,
+    /// What each directory searched holds, listed once.
+    pub listings: Listings,
+}
+
+/// The names in each directory the search looks in, listed the first time
+/// it is asked about: a soname is then a set look-up, not a `stat` per
+/// directory per soname.
+#[derive(Default)]
+pub struct Listings(RefCell<HashMap<PathBuf, Option<HashSet<OsString>>>>);
+
+impl Listings {
+    /// Whether `dir/name` exists (a symlink counts when its target does).
+    pub fn has(&self, dir: &Path, name: &str) -> bool {
+        if matches!(name, "" | "." | "..") {
+            return dir.join(name).exists();
+        }
+        let mut map = self.0.borrow_mut();
+        let names = map.entry(dir.to_path_buf()).or_insert_with(|| {
+            std::fs::read_dir(dir).ok().map(|rd| rd.filter_map(|e| Some(e.ok()?.file_name())).collect())
+        });
+        // Listed, then checked: a dangling symlink is listed but loads nothing.
+        names.as_ref().is_some_and(|n| n.contains(std::ffi::OsStr::new(name))) && dir.join(name).exists()
+    }
 }
 
 /// The outcome for one library: every dependency found and how, and every
@@ -211,8 +236,9 @@ fn find(soname: &str, object: &Path, d: &Dynamics, search: &SearchPath) -> Optio
                 .replace("${ORIGIN}", &origin.to_string_lossy()),
         )
     };
-    let look =
-        |dirs: &mut dyn Iterator<Item = PathBuf>| dirs.map(|dir| dir.join(soname)).find(|p| p.exists());
+    let look = |dirs: &mut dyn Iterator<Item = PathBuf>| {
+        dirs.filter(|dir| search.listings.has(dir, soname)).map(|dir| dir.join(soname)).next()
+    };
     if d.runpath.is_empty()
         && let Some(p) = look(&mut d.rpath.iter().map(|e| expand(e)))
     {
@@ -231,13 +257,17 @@ fn find(soname: &str, object: &Path, d: &Dynamics, search: &SearchPath) -> Optio
 }
 
 /// Unresolved sonames, with copies that exist elsewhere on the machine.
-pub fn unresolved_with_hints(walk: &Walk, elsewhere: &[PathBuf]) -> Vec<Unresolved> {
+pub fn unresolved_with_hints(walk: &Walk, elsewhere: &[PathBuf], listings: &Listings) -> Vec<Unresolved> {
     walk.unresolved
         .iter()
         .map(|(soname, needed_by)| Unresolved {
             soname: soname.clone(),
             needed_by: needed_by.clone(),
-            available_in: elsewhere.iter().map(|d| d.join(soname)).filter(|p| p.exists()).collect(),
+            available_in: elsewhere
+                .iter()
+                .filter(|d| listings.has(d, soname))
+                .map(|d| d.join(soname))
+                .collect(),
         })
         .collect()
 }

@@ -5,7 +5,7 @@
 //! a conda environment. Versions are also read from the headers that carry
 //! them (`cudnn_version.h`, `NvInferVersion.h`, `cuda_runtime_api.h`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -15,18 +15,47 @@ use crate::snapshot::nvidia::{HeaderVersion, LibraryCopy, Toolkit};
 use crate::snapshot::{Component, Probed};
 use crate::version::Ver;
 
-/// Lists the interesting libraries in `dir`.
-pub fn scan_dir(dir: &Path, origin: &str, out: &mut Vec<LibraryCopy>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut names: Vec<String> = entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect();
-    names.sort();
-    for file in names {
-        if let Some(LibraryFile { library, major, version }) = library_file(&file) {
-            let path = dir.join(&file);
-            if out.iter().any(|c| c.path == path) {
-                continue;
+/// The copies of the interesting libraries found so far: each directory
+/// is listed once, however often (and under whatever name) the search
+/// names it, and each path is kept once, so a search costs what the
+/// directories hold, not that times how often they are named.
+#[derive(Default)]
+pub struct Copies {
+    pub copies: Vec<LibraryCopy>,
+    paths: HashSet<PathBuf>,
+    /// Directories listed, as named and as resolved.
+    named: HashSet<PathBuf>,
+    resolved: HashSet<PathBuf>,
+}
+
+impl Copies {
+    /// Copies already found elsewhere, kept first.
+    pub fn from_found(copies: Vec<LibraryCopy>) -> Self {
+        let paths = copies.iter().map(|c| c.path.clone()).collect();
+        Self { copies, paths, ..Self::default() }
+    }
+
+    /// Lists the interesting libraries in `dir`, unless it was listed
+    /// before; a copy keeps the origin it was first found through.
+    pub fn scan_dir(&mut self, dir: &Path, origin: &str) {
+        if !self.named.insert(dir.to_path_buf()) {
+            return;
+        }
+        let identity = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        if !self.resolved.insert(identity) {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mut names: Vec<String> = entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect();
+        names.sort();
+        for file in names {
+            if let Some(LibraryFile { library, major, version }) = library_file(&file) {
+                let path = dir.join(&file);
+                if !self.paths.insert(path.clone()) {
+                    continue;
+                }
+                self.copies.push(LibraryCopy { library, file, path, version, major, origin: origin.into() });
             }
-            out.push(LibraryCopy { library, file, path, version, major, origin: origin.into() });
         }
     }
 }
@@ -80,16 +109,15 @@ pub fn toolkits(host: &Host) -> Vec<Toolkit> {
     candidates.push((host.system_path("/opt/cuda"), "/opt/cuda".into()));
 
     let mut out: Vec<Toolkit> = Vec::new();
-    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
     for (root, via) in candidates {
         if !root.is_dir() {
             continue;
         }
         let real = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
-        if seen.contains(&real) {
+        if !seen.insert(real) {
             continue;
         }
-        seen.push(real);
         let (version, source) = match toolkit_version(host, &root) {
             Some((v, s)) => (Probed::Found(v), Some(s)),
             None => (
@@ -182,23 +210,29 @@ pub fn tensorrt_header_version(text: &str) -> Option<Ver> {
     Some(Ver::new(format!("{major}.{minor}.{patch}.{build}")))
 }
 
-/// Reads the version headers found in `include_dirs`.
+/// Reads the version headers found in `include_dirs`, each directory once.
 pub fn headers(include_dirs: &[PathBuf]) -> Vec<HeaderVersion> {
     let mut out = Vec::new();
+    let mut read: HashSet<&Path> = HashSet::new();
     for dir in include_dirs {
+        if !read.insert(dir) {
+            continue;
+        }
+        let mut found: Vec<Component> = Vec::new();
         for (file, component, parse) in [
             ("cudnn_version.h", Component::CUDNN, cudnn_header_version as fn(&str) -> Option<Ver>),
             ("cudnn.h", Component::CUDNN, cudnn_header_version),
             ("NvInferVersion.h", Component::TENSORRT, tensorrt_header_version),
         ] {
-            let path = dir.join(file);
-            if out.iter().any(|h: &HeaderVersion| h.component == component && h.path.parent() == Some(dir)) {
+            if found.contains(&component) {
                 continue; // cudnn_version.h already read for this directory
             }
+            let path = dir.join(file);
             if let Ok(text) = read_text(&path, FileKind::System)
                 && let Some(version) = parse(&text)
             {
-                out.push(HeaderVersion { component: component.clone(), version, path });
+                found.push(component.clone());
+                out.push(HeaderVersion { component, version, path });
             }
         }
     }

@@ -127,22 +127,22 @@ fn driver_and_gpus(
 /// active conda environment), and the include directories beside them.
 fn machine_libraries(host: &Host, toolkits: &[Toolkit]) -> (Vec<LibraryCopy>, Vec<PathBuf>) {
     let search = search_path(host);
-    let mut copies = Vec::new();
+    let mut copies = libraries::Copies::default();
     for (soname, path) in &search.cache {
         if crate::formats::library_file(soname).is_some()
             && let Some(dir) = path.parent()
         {
-            libraries::scan_dir(dir, "loader cache", &mut copies);
+            copies.scan_dir(dir, "loader cache");
         }
     }
     for dir in &search.ld_library_path {
-        libraries::scan_dir(dir, "LD_LIBRARY_PATH", &mut copies);
+        copies.scan_dir(dir, "LD_LIBRARY_PATH");
     }
     let mut include_dirs = Vec::new();
     for t in toolkits {
         let origin = format!("CUDA toolkit {}", t.root.display());
         for lib in ["lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib", "compat"] {
-            libraries::scan_dir(&t.root.join(lib), &origin, &mut copies);
+            copies.scan_dir(&t.root.join(lib), &origin);
         }
         include_dirs.push(t.root.join("include"));
     }
@@ -151,21 +151,17 @@ fn machine_libraries(host: &Host, toolkits: &[Toolkit]) -> (Vec<LibraryCopy>, Ve
     }
     let tensorrt_dirs = glob_dirs(&host.system_path("/usr/local"), "TensorRT");
     for trt in tensorrt_dirs.into_iter().chain([host.system_path("/opt/tensorrt")]) {
-        libraries::scan_dir(&trt.join("lib"), &format!("TensorRT {}", trt.display()), &mut copies);
+        copies.scan_dir(&trt.join("lib"), &format!("TensorRT {}", trt.display()));
         include_dirs.push(trt.join("include"));
     }
     if let Some(conda) = host.env_str("CONDA_PREFIX") {
         let prefix = PathBuf::from(conda);
         if prefix.join("conda-meta").is_dir() {
-            libraries::scan_dir(
-                &prefix.join("lib"),
-                &format!("conda environment {}", prefix.display()),
-                &mut copies,
-            );
+            copies.scan_dir(&prefix.join("lib"), &format!("conda environment {}", prefix.display()));
             include_dirs.push(prefix.join("include"));
         }
     }
-    (copies, include_dirs)
+    (copies.copies, include_dirs)
 }
 
 /// Adds what lives inside the Python environments: pip wheels of CUDA,
@@ -174,18 +170,19 @@ fn machine_libraries(host: &Host, toolkits: &[Toolkit]) -> (Vec<LibraryCopy>, Ve
 pub fn add_python_envs(nvidia: &mut Nvidia, host: &Host, pythons: &[PythonEnv], stack: &[StackPackage]) {
     let mut wheel_dirs: Vec<PathBuf> = Vec::new();
     let mut include_dirs = Vec::new();
+    let mut copies = libraries::Copies::from_found(std::mem::take(&mut nvidia.libraries));
     for env in pythons {
         for site in &env.site_dirs {
             let origin = format!("pip wheel in {}", site.display());
             for dir in wheel_library_dirs(site) {
-                libraries::scan_dir(&dir, &origin, &mut nvidia.libraries);
+                copies.scan_dir(&dir, &origin);
                 wheel_dirs.push(dir);
             }
             include_dirs.extend(glob_dirs(&site.join("nvidia"), "").into_iter().map(|d| d.join("include")));
         }
     }
     nvidia.headers.extend(libraries::headers(&include_dirs));
-    nvidia.libraries = libraries::collapse_symlinks(std::mem::take(&mut nvidia.libraries));
+    nvidia.libraries = libraries::collapse_symlinks(copies.copies);
 
     let search = search_path(host);
     let mut elsewhere: Vec<PathBuf> =
@@ -199,7 +196,7 @@ pub fn add_python_envs(nvidia: &mut Nvidia, host: &Host, pythons: &[PythonEnv], 
                 nvidia.links.push(match elf::resolve(&library, &search) {
                     Ok(walk) => LinkReport {
                         role: role.clone(),
-                        unresolved: elf::unresolved_with_hints(&walk, &elsewhere),
+                        unresolved: elf::unresolved_with_hints(&walk, &elsewhere, &search.listings),
                         resolved: walk.resolved,
                         library,
                         python: Some(env.label()),
@@ -296,7 +293,7 @@ fn search_path(host: &Host) -> elf::SearchPath {
             .unwrap_or_default();
     let ld_library_path = host
         .env_str("LD_LIBRARY_PATH")
-        .map(|v| std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect())
+        .map(|v| distinct_dirs(std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty())))
         .unwrap_or_default();
     let defaults = [
         "/lib",
@@ -311,5 +308,21 @@ fn search_path(host: &Host) -> elf::SearchPath {
     .iter()
     .map(|d| host.system_path(d))
     .collect();
-    elf::SearchPath { ld_library_path, cache, defaults, leaf: is_system_leaf }
+    elf::SearchPath {
+        ld_library_path,
+        cache,
+        defaults,
+        leaf: is_system_leaf,
+        listings: elf::Listings::default(),
+    }
+}
+
+/// The directories in order, each once: a directory named again (as
+/// written, or through a symlink) can find nothing the first did not.
+fn distinct_dirs(dirs: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut named = std::collections::HashSet::new();
+    let mut resolved = std::collections::HashSet::new();
+    dirs.filter(|d| named.insert(d.clone()))
+        .filter(|d| resolved.insert(std::fs::canonicalize(d).unwrap_or_else(|_| d.clone())))
+        .collect()
 }
