@@ -298,6 +298,18 @@ fn a_hanging_or_babbling_nvidia_smi_does_not_hold_the_doctor() {
         assert!(started.elapsed() < Duration::from_secs(3), "took {:?}", started.elapsed());
         let report = json(&out.stdout);
         assert!(nvidia(&report)["driver"]["not_evaluated"].is_string(), "{:#}", nvidia(&report));
+        // An nvidia-smi that is installed but does not answer is a driver
+        // not answering, never "no NVIDIA driver".
+        assert!(nvidia(&report)["smi_failure"].is_string(), "{:#}", nvidia(&report));
+        let text = doctor()
+            .env("PATH", format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap()))
+            .args(["--fast", "--timeout", "1", "--nvml-lib", "/nonexistent/x.so", "--python"])
+            .arg(&env)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(text.stdout).unwrap();
+        assert!(!text.contains("no NVIDIA driver") && !text.contains("not found: NVIDIA driver"), "{text}");
+        assert!(text.contains("nvidia-smi"), "{text}");
     }
 }
 

@@ -22,7 +22,7 @@
 use crate::check::needs::CUDA;
 use crate::matrix::Matrix;
 use crate::snapshot::model::ExternalProblem;
-use crate::snapshot::nvidia::{Gpu, NvmlState};
+use crate::snapshot::nvidia::Gpu;
 use crate::snapshot::{Component, ImportStatus, Library, Nvidia, Probed, PythonEnv, Snapshot, System};
 use crate::version::Ver;
 
@@ -465,8 +465,7 @@ fn machine_library(n: &Nvidia, library: Library) -> Fact {
 /// No NVML library and no kernel module: there is no driver on this
 /// machine (or none visible in this container), which rules can judge.
 fn driver_missing(n: &Nvidia) -> bool {
-    matches!(n.nvml, NvmlState::NoLibrary { .. } | NvmlState::DriverNotLoaded)
-        && n.kernel_module.found().is_none()
+    n.driver_absent()
 }
 
 impl Facts<'_> {

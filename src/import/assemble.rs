@@ -205,6 +205,7 @@ impl Collector {
             links: Vec::new(),
             container: ContainerGpu::default(),
             assumed: false,
+            smi_failure: None,
         })
     }
 

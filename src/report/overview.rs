@@ -192,7 +192,6 @@ fn driver_and_gpu_lines(
     n: &crate::snapshot::Nvidia,
     worst: &dyn Fn(Component) -> Option<Status>,
 ) -> Vec<Line> {
-    use crate::snapshot::nvidia::NvmlState;
     let driver = match &n.driver {
         Probed::Found(d) => {
             let cuda = d.max_cuda.as_ref().map(|c| format!(" · supports CUDA up to {c}")).unwrap_or_default();
@@ -203,8 +202,7 @@ fn driver_and_gpu_lines(
             )
         }
         Probed::NotEvaluated(r) => {
-            let absent = matches!(n.nvml, NvmlState::NoLibrary { .. } | NvmlState::DriverNotLoaded)
-                && n.kernel_module.found().is_none();
+            let absent = n.driver_absent();
             let status = worst(Component::DRIVER).unwrap_or(if absent {
                 Status::Absent
             } else {

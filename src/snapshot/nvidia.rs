@@ -41,6 +41,10 @@ pub struct Nvidia {
     /// what the host will show.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub assumed: bool,
+    /// How an installed nvidia-smi failed to answer (it hung, or exited
+    /// with an error): a driver may be there but not answering.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smi_failure: Option<String>,
 }
 
 impl Nvidia {
@@ -57,7 +61,18 @@ impl Nvidia {
             links: Vec::new(),
             container: ContainerGpu::default(),
             assumed: false,
+            smi_failure: None,
         }
+    }
+
+    /// Whether this machine has no NVIDIA driver at all: NVML has no
+    /// library (or no module), no kernel module is loaded, and no installed
+    /// nvidia-smi failed to answer. A driver that could not be read is not
+    /// an absent one.
+    pub fn driver_absent(&self) -> bool {
+        matches!(self.nvml, NvmlState::NoLibrary { .. } | NvmlState::DriverNotLoaded)
+            && self.kernel_module.found().is_none()
+            && self.smi_failure.is_none()
     }
 }
 

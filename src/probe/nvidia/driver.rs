@@ -32,7 +32,16 @@ pub fn query_nvidia_smi(host: &Host) -> Result<(Option<Driver>, Vec<Gpu>), Strin
             }
             None => {
                 let first = said.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-                return Err(format!("nvidia-smi {}: {first}", out.describe_exit()));
+                let exit = match out.exit {
+                    crate::host::Exit::TimedOut(_) => {
+                        format!("{} (a driver that hangs does this)", out.describe_exit())
+                    }
+                    _ => out.describe_exit(),
+                };
+                return Err(match first.is_empty() {
+                    true => format!("nvidia-smi {exit}"),
+                    false => format!("nvidia-smi {exit}: {first}"),
+                });
             }
         }
     }

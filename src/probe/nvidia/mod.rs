@@ -38,7 +38,8 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
             "no /proc/driver/nvidia/version (the NVIDIA kernel module is not loaded)".into(),
         ),
     };
-    let (driver, gpus) = driver_and_gpus(host, answer.driver, answer.gpus, &answer.state, &kernel_module);
+    let (driver, gpus, smi_failure) =
+        driver_and_gpus(host, answer.driver, answer.gpus, &answer.state, &kernel_module);
     let toolkits = libraries::toolkits(host);
     let (copies, include_dirs) = machine_libraries(host, &toolkits);
     let container = ContainerGpu {
@@ -64,6 +65,7 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
         links: Vec::new(),
         container,
         assumed: false,
+        smi_failure,
     }
 }
 
@@ -82,14 +84,17 @@ fn device_nodes(host: &Host) -> Option<u32> {
 }
 
 /// The driver and GPUs: NVML's answer, else nvidia-smi's query interface,
-/// else (the driver only) the kernel module's version.
+/// else (the driver only) the kernel module's version; and how an installed
+/// nvidia-smi failed, when it did (a hung one is a driver not answering,
+/// not a machine without one).
 fn driver_and_gpus(
     host: &Host,
     nvml_driver: Option<Driver>,
     nvml_gpus: Option<Vec<Gpu>>,
     state: &NvmlState,
     kernel_module: &Probed<Ver>,
-) -> (Probed<Driver>, Probed<Vec<Gpu>>) {
+) -> (Probed<Driver>, Probed<Vec<Gpu>>, Option<String>) {
+    let mut smi_failure = None;
     let (mut driver, mut gpus) = match nvml_driver {
         Some(d) => (
             Probed::Found(d),
@@ -100,6 +105,16 @@ fn driver_and_gpus(
     };
     if driver.found().is_none() {
         match driver::query_nvidia_smi(host) {
+            // Success with nothing readable (garbage, a wrapper script):
+            // not evidence of a machine without a driver.
+            Ok((None, g)) if g.is_empty() => {
+                let why = "nvidia-smi answered, but nothing it printed could be read".to_string();
+                if let Probed::NotEvaluated(r) = &mut driver {
+                    *r = format!("{why}; {r}");
+                }
+                gpus = Probed::NotEvaluated(why.clone());
+                smi_failure = Some(why);
+            }
             Ok((d, g)) => {
                 if let Some(d) = d {
                     driver = Probed::Found(d);
@@ -110,6 +125,13 @@ fn driver_and_gpus(
                 if let Probed::NotEvaluated(r) = &mut gpus {
                     r.push_str(&format!("; {why}"));
                 }
+                if host.which("nvidia-smi").is_some() {
+                    // What the installed tool did says more than NVML's absence.
+                    if let Probed::NotEvaluated(r) = &mut driver {
+                        *r = format!("{why}; {r}");
+                    }
+                    smi_failure = Some(why);
+                }
             }
         }
     }
@@ -119,7 +141,7 @@ fn driver_and_gpus(
         let source = "/proc/driver/nvidia/version".into();
         driver = Probed::Found(Driver { version: v.clone(), max_cuda: None, source });
     }
-    (driver, gpus)
+    (driver, gpus, smi_failure)
 }
 
 /// Every copy of the libraries that matter outside Python environments (the
