@@ -244,23 +244,24 @@ fn read_input(path: Option<&Path>) -> Result<String, AppError> {
                 .map_err(|e| AppError::CannotEvaluate(format!("cannot read standard input: {e}")))?
         }
     };
-    Ok(decode_paste(&bytes))
+    Ok(decode_paste(bytes))
 }
 
 /// Text as people save it: UTF-8 (with or without a BOM), or UTF-16 with
-/// its BOM, which is what Windows PowerShell's `>` writes.
-fn decode_paste(bytes: &[u8]) -> String {
+/// its BOM, which is what Windows PowerShell's `>` writes. Valid UTF-8 is
+/// taken as it is, without a copy: a paste may be hundreds of MB.
+fn decode_paste(bytes: Vec<u8>) -> String {
     let utf16 = |le: bool| {
         let units = bytes[2..]
             .chunks_exact(2)
             .map(|p| if le { u16::from_le_bytes([p[0], p[1]]) } else { u16::from_be_bytes([p[0], p[1]]) });
         char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect()
     };
-    let text: String = match bytes {
+    let text: String = match bytes.as_slice() {
         [0xFF, 0xFE, ..] => utf16(true),
         [0xFE, 0xFF, ..] => utf16(false),
         [0xEF, 0xBB, 0xBF, rest @ ..] => String::from_utf8_lossy(rest).into_owned(),
-        _ => String::from_utf8_lossy(bytes).into_owned(),
+        _ => String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
     };
     lone_carriage_returns_as_newlines(text)
 }
@@ -269,17 +270,14 @@ fn decode_paste(bytes: &[u8]) -> String {
 /// as one line, such a paste would state nothing. A CR before LF stays
 /// (the line reader drops it).
 fn lone_carriage_returns_as_newlines(text: String) -> String {
-    let lone = |b: &[u8], i: usize| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n');
-    let bytes = text.as_bytes();
-    if !(0..bytes.len()).any(|i| lone(bytes, i)) {
-        return text;
-    }
-    let mut out = Vec::with_capacity(bytes.len());
+    let mut bytes = text.into_bytes();
     for i in 0..bytes.len() {
-        out.push(if lone(bytes, i) { b'\n' } else { bytes[i] });
+        if bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n') {
+            bytes[i] = b'\n';
+        }
     }
-    // Only ASCII bytes were replaced by ASCII bytes: still UTF-8.
-    String::from_utf8(out).unwrap_or(text)
+    // Only an ASCII byte was replaced, by another: still UTF-8.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// `diagnose log.txt -o log.txt` (or `--json log.txt`) would replace the
@@ -510,7 +508,7 @@ mod tests {
 
     #[test]
     fn bare_carriage_returns_end_lines_and_crlf_is_kept() {
-        assert_eq!(decode_paste(b"a\rb\r\nc\r"), "a\nb\r\nc\n");
-        assert_eq!(decode_paste(b"plain\n"), "plain\n");
+        assert_eq!(decode_paste(b"a\rb\r\nc\r".to_vec()), "a\nb\r\nc\n");
+        assert_eq!(decode_paste(b"plain\n".to_vec()), "plain\n");
     }
 }
