@@ -662,3 +662,11 @@ fn an_export_error_for_an_operator_a_later_torch_learnt_names_that_torch_and_ops
     );
     assert!(fix.starts_with("torch.onnx.export(..., dynamo=True)"), "{fix}");
 }
+
+#[test]
+fn a_paste_of_numpy_alone_does_not_say_nothing_is_installed() {
+    let out = doctor().args(["diagnose", "-"]).write_stdin("numpy 2.0.0\n").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("numpy 2.0.0"), "{text}");
+    assert!(!text.contains("no package of the stack is installed"), "{text}");
+}

@@ -449,7 +449,9 @@ fn short_lines(section: &Section) -> Vec<(Status, String, String)> {
         (None, false) => {
             lines.push((Status::Absent, format!("not found: {}", absent.join(", ")), String::new()))
         }
-        (Some(_), false) if lines.iter().any(|(status, ..)| *status != Status::Ok) || ok.len() > 1 => {}
+        // The interpreter's line comes first; any package line that is not
+        // "absent" means some package of the stack is there.
+        (Some(_), false) if section.lines.iter().skip(1).any(|l| l.status != Status::Absent) => {}
         (Some(_), false) => {
             lines.push((Status::Absent, "no package of the stack is installed".into(), String::new()))
         }
