@@ -341,14 +341,30 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
     if format == Format::Github {
         // The job's summary page shows the whole report; it is public on a
         // public repository, so redacted unless asked not to be.
-        let summary = markdown::render(&report, matrix, code);
-        let summary = match s.redacts(Format::Markdown) {
-            true => Redactor::new(&host, &report.snapshot).apply_rendered(&summary),
-            false => summary,
+        // The same two passes a Markdown report gets: every value by its
+        // field (user and host names too), unless judged() did it already,
+        // then the rendered text.
+        let summary = match (s.redacts(Format::Markdown), s.redacts(format)) {
+            (false, _) => markdown::render(&report, matrix, code),
+            (true, already) => {
+                let redactor = Redactor::new(&host, &report.snapshot);
+                let redacted = if already { report.clone() } else { redact_fields(&redactor, &report)? };
+                redactor.apply_rendered(&markdown::render(&redacted, matrix, code))
+            }
         };
-        terminal::append_step_summary(&summary)?;
+        terminal::append_step_summary(&inert(Format::Markdown, summary))?;
     }
     Ok(code)
+}
+
+/// `report` with every value redacted by its field; an error, never the
+/// report as it was, when that cannot be done.
+fn redact_fields(redactor: &Redactor, report: &Report) -> Result<Report, AppError> {
+    report.map_strings_in(false, &|field, v| redactor.apply_field(field, v)).map_err(|e| {
+        AppError::CannotEvaluate(format!(
+            "the report could not be redacted ({e}); nothing was written (--no-redact writes it as it is)"
+        ))
+    })
 }
 
 /// A report as JSON for `--json` (and for each environment of a split
@@ -381,11 +397,7 @@ fn judged(
     // Secrets go before any renderer sees the report: a value is found as it
     // is, not as JSON or Markdown escaped it.
     let report = match &redactor {
-        Some(r) => report.map_strings_in(false, &|field, v| r.apply_field(field, v)).map_err(|e| {
-            AppError::CannotEvaluate(format!(
-                "the report could not be redacted ({e}); nothing was written (--no-redact writes it as it is)"
-            ))
-        })?,
+        Some(r) => redact_fields(r, &report)?,
         None => report,
     };
     let rendered = match format {
