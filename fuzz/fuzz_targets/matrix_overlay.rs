@@ -36,7 +36,8 @@ const SNAPSHOT_JSON: &str = r#"{
 }"#;
 
 fuzz_target!(|data: &[u8]| {
-    let snapshot = SNAPSHOT.get_or_init(|| serde_json::from_str(SNAPSHOT_JSON).expect("the fuzz snapshot parses"));
+    let snapshot =
+        SNAPSHOT.get_or_init(|| serde_json::from_str(SNAPSHOT_JSON).expect("the fuzz snapshot parses"));
     let text = String::from_utf8_lossy(data);
     if let Ok(matrix) = Matrix::load_with_overlay_text("fuzz.yaml", &text) {
         let _ = onnx_doctor::check::check(snapshot, &matrix);

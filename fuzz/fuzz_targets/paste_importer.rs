@@ -17,7 +17,8 @@ fuzz_target!(|data: &[u8]| {
     let snapshot = onnx_doctor::import::import(&pasted, matrix);
     let judgement = onnx_doctor::check::check(&snapshot, matrix);
     let report = Report::new(snapshot, matrix, judgement);
-    let look = Look { paint: Paint(false), detail: Detail::Verbose, width: 100 };
+    let look =
+        Look { paint: Paint(false), detail: Detail::Verbose, width: 100, verbose_command: "onnx-doctor -v" };
     for (name, out) in [
         ("text", text::render(&report, matrix, look, 1)),
         ("markdown", markdown::render(&report, matrix, 1)),
