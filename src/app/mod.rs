@@ -348,7 +348,10 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
             (false, _) => markdown::render(&report, matrix, code),
             (true, already) => {
                 let redactor = Redactor::new(&host, &report.snapshot);
-                let redacted = if already { report.clone() } else { redact_fields(&redactor, &report)? };
+                let redacted = match already {
+                    true => std::borrow::Cow::Borrowed(&report),
+                    false => std::borrow::Cow::Owned(redact_fields(&redactor, &report)?),
+                };
                 redactor.apply_rendered(&markdown::render(&redacted, matrix, code))
             }
         };
