@@ -17,19 +17,21 @@ mod version;
 #[path = "src/snapshot/vocab.rs"]
 mod vocab;
 
+#[path = "src/snapshot/key.rs"]
+mod key;
+#[path = "src/snapshot/plan.rs"]
+mod plan;
+
 mod snapshot {
+    pub use crate::key::*;
+    pub use crate::plan::*;
     pub use crate::vocab::*;
-}
-
-#[path = "src/host/files.rs"]
-mod files;
-
-mod host {
-    pub use crate::files::*;
 }
 
 // The matrix module's files, at the root of this script: they name each
 // other as `super::`.
+#[path = "src/matrix/compile.rs"]
+mod compile;
 #[path = "src/matrix/kernels.rs"]
 mod kernels;
 #[path = "src/matrix/load.rs"]

@@ -233,10 +233,44 @@ fn a_signature_placeholder_no_group_fills_is_an_error_at_load() {
 }
 
 #[test]
+fn a_misspelt_fact_is_refused_where_it_is_written_with_the_name_meant() {
+    let typo = RULE.replace("    when:\n      numpy: present\n", "    when:\n      torhc: \"<2.15\"\n");
+    let dir = overlay(&[("policy.yaml", &typo)]);
+    let (code, err) = stderr_of(&dir, &["--fast"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("policy.yaml:11:7: `torhc` is no fact") && err.contains("did you mean `torch`?"),
+        "{err}"
+    );
+
+    // The same in every place a fact is named: a placeholder, a lookup, a
+    // stack package's fact.
+    for (from, to, said) in [
+        ("numpy {numpy} is not", "numpy {numpy.relase} is not", "did you mean `numpy.release`?"),
+        (
+            "      numpy: present\n",
+            "      numpy: present\n    lookup: onnx-releases by onxn\n",
+            "did you mean `onnx`?",
+        ),
+        (
+            "      numpy: present\n",
+            "      gpu.compute_capabilty: present\n",
+            "did you mean `gpu.compute_capability`?",
+        ),
+        ("      numpy: present\n", "      onnx.ir_versoin: present\n", "did you mean `onnx.ir_version`?"),
+    ] {
+        let dir = overlay(&[("policy.yaml", &RULE.replace(from, to))]);
+        let (code, err) = stderr_of(&dir, &["--fast"]);
+        assert_eq!(code, 3, "{to}: {err}");
+        assert!(err.contains("policy.yaml:") && err.contains(said), "{to}: {err}");
+    }
+}
+
+#[test]
 fn a_fix_with_a_fact_the_environment_lacks_is_left_out_not_shown_with_a_hole() {
     let rule = RULE.replace(
         r#"fixes: ['python -m pip install "numpy==1.26.*"']"#,
-        r#"fixes: ['python -m pip install "onnx=={onnx.no_such_fact}"', 'python -m pip install "numpy==1.26.*"']"#,
+        r#"fixes: ['python -m pip install "torch=={torch.release}"', 'python -m pip install "numpy==1.26.*"']"#,
     );
     let dir = overlay(&[("team.yaml", &rule)]);
     let out = doctor()

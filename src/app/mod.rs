@@ -14,7 +14,7 @@ use crate::check::check;
 use crate::cli::{CatalogFormat, Cli, Command, FleetFormat, Format};
 use crate::exit;
 use crate::host::{self, FileKind, Host};
-use crate::matrix::Matrix;
+use crate::matrix::{Matrix, Overlay};
 use crate::probe::{ProbeOptions, probe};
 use crate::report::{Report, catalog, ci, markdown, redact::Redactor, text};
 use crate::snapshot::{ProbeMode, Snapshot, normalize_name};
@@ -123,14 +123,45 @@ fn today() -> i64 {
 }
 
 fn load_matrix(dirs: &[PathBuf]) -> Result<Matrix, AppError> {
-    let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
-    Matrix::load(&dirs).map_err(|errors| {
+    let invalid = |errors: &[String]| {
         let mut msg = String::from("the compatibility matrix is invalid:");
-        for e in &errors {
+        for e in errors {
             msg.push_str(&format!("\n  {e}"));
         }
         AppError::CannotEvaluate(msg)
-    })
+    };
+    let (overlays, unreadable): (Vec<_>, Vec<_>) =
+        dirs.iter().map(|d| read_overlay(d)).partition(Result::is_ok);
+    if !unreadable.is_empty() {
+        return Err(invalid(&unreadable.into_iter().filter_map(Result::err).collect::<Vec<_>>()));
+    }
+    let overlays: Vec<Overlay> = overlays.into_iter().filter_map(Result::ok).collect();
+    Matrix::load(&overlays)
+        .map_err(|errors| invalid(&errors.iter().map(ToString::to_string).collect::<Vec<_>>()))
+}
+
+/// The `.yaml` files of one `--matrix` directory, sorted by name.
+fn read_overlay(dir: &Path) -> Result<Overlay, String> {
+    let name = dir.display().to_string();
+    let entries =
+        host::read_dir(dir).map_err(|e| format!("{name}:0:0: cannot read matrix directory: {e}"))?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(format!("{name}:0:0: no .yaml files in this matrix directory"));
+    }
+    let files = paths
+        .into_iter()
+        .map(|p| {
+            let text = host::read_text(&p, host::FileKind::Matrix)
+                .map_err(|e| format!("{0}:0:0: {0}: cannot read it: {e}", p.display()))?;
+            Ok((p.display().to_string(), text))
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(Overlay { name, files })
 }
 
 fn machine(s: &Settings) -> Host {

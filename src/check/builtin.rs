@@ -15,7 +15,10 @@ use super::facts::{Fact, Facts};
 use super::{Finding, Judgement, Outcome, RuleOutcome, builtin_finding};
 use crate::matrix::{BuiltinCheck, Component, Matrix, Row, Rule, Severity, StackLibrary};
 use crate::snapshot::nvidia::LinkReport;
-use crate::snapshot::{ImportStatus, Library, ProbeMode, Probed, PythonEnv, Snapshot, normalize_name};
+use crate::snapshot::{
+    Attr, FactKey, FactRef, ImportStatus, Library, MachineFact, ProbeMode, Probed, PythonEnv, Snapshot,
+    normalize_name,
+};
 use crate::version::Ver;
 
 /// The builtin checks of one Python environment, recording into the
@@ -56,11 +59,11 @@ impl EnvChecks<'_> {
     fn row(&self, table: &str) -> Option<&Row> {
         let table = self.matrix.tables.get(table)?;
         let facts = Facts::for_env(self.snapshot, Some(self.env), self.matrix);
-        let version = match facts.get(&table.key) {
+        let version = match facts.get(table.key_fact.as_ref()?) {
             Fact::Text(v) => Ver::new(v),
             _ => return None,
         };
-        super::select_row(table, &version, &facts, self.matrix).ok()
+        super::select_row(table, &version, &facts, self.matrix).ok().map(|(_, row)| row)
     }
 
     /// An interpreter the full check could not run.
@@ -577,14 +580,17 @@ fn check_expectations(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
     let indexes: Vec<Option<DistIndex<'_>>> = envs.iter().map(|e| e.map(DistIndex::new)).collect();
     for expect in &snapshot.expectations {
         let key = match expect.name.as_str() {
-            "cuda" => "cuda.toolkit|torch.cuda",
-            other => other,
+            "cuda" => FactRef(vec![
+                FactKey::Machine(MachineFact::CudaToolkit),
+                FactKey::Of("torch".into(), Attr::Declared("cuda".into())),
+            ]),
+            other => FactRef::one(FactKey::lenient(other)),
         };
         for (env, index) in envs.iter().zip(&indexes) {
             let subject = env.map(PythonEnv::label);
             let fact = match index {
-                Some(index) if names_a_distribution(key) => index.version(key),
-                _ => Facts::for_env(snapshot, *env, matrix).get(key),
+                Some(index) if let Some(name) = distribution(&key) => index.version(name),
+                _ => Facts::for_env(snapshot, *env, matrix).get(&key),
             };
             let found = match fact {
                 Fact::Text(t) => t,
@@ -630,10 +636,12 @@ fn expectation_params(expect: &crate::snapshot::Expectation, found: String) -> [
     [("expect", expect.to_string()), ("found", shown), (slot, expect.to_string())]
 }
 
-/// Whether [`Facts::get`] reads `key` as a distribution's version: a plain
-/// name that is not a fact of the machine or the interpreter.
-fn names_a_distribution(key: &str) -> bool {
-    !key.contains(['.', '|']) && key != "python" && !super::facts::is_machine_fact(key)
+/// The distribution whose version `key` is, when it is one alone.
+fn distribution(key: &FactRef) -> Option<&str> {
+    match key.keys() {
+        [one] => one.distribution(),
+        _ => None,
+    }
 }
 
 /// An environment's distributions by name, the first of a name winning as
@@ -762,14 +770,15 @@ mod expectation_tests {
             let index = DistIndex::new(env);
             for name in ["numpy", "torch", "onnx", "tensorrt-cu12", "os", "glibc", "driver", "nvml", "python"]
             {
-                let through_facts = Facts::for_env(&snapshot, Some(env), &matrix).get(name);
-                if names_a_distribution(name) {
+                let key = FactRef::one(FactKey::lenient(name));
+                let through_facts = Facts::for_env(&snapshot, Some(env), &matrix).get(&key);
+                if distribution(&key).is_some() {
                     assert_eq!(index.version(name), through_facts, "{name} in {}", env.label());
                 } else {
                     assert!(["os", "glibc", "driver", "nvml", "python"].contains(&name), "{name}");
                 }
             }
         }
-        assert!(!names_a_distribution("cuda.toolkit|torch.cuda"));
+        assert!(distribution(&"cuda.toolkit|torch.cuda".parse().unwrap()).is_none());
     }
 }

@@ -23,7 +23,10 @@ use crate::check::needs::CUDA;
 use crate::matrix::Matrix;
 use crate::snapshot::model::ExternalProblem;
 use crate::snapshot::nvidia::Gpu;
-use crate::snapshot::{Component, ImportStatus, Library, Nvidia, Probed, PythonEnv, Snapshot, System};
+use crate::snapshot::{
+    Attr, Component, FactKey, FactRef, ImportStatus, Library, MachineFact, ModelFact, Nvidia, Probed,
+    PythonEnv, Snapshot, System,
+};
 use crate::version::Ver;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -56,15 +59,6 @@ pub struct Facts<'a> {
     pub env: Option<&'a PythonEnv>,
 }
 
-/// Facts of the machine rather than of one Python environment: a rule
-/// that names only these is judged once.
-pub fn is_machine_fact(key: &str) -> bool {
-    matches!(key, "os" | "arch" | "glibc" | "kernel" | "container" | "driver" | "nvml")
-        || ["driver.", "gpu.", "cuda.", "container.", "model.", "runtime.", "host."]
-            .iter()
-            .any(|p| key.starts_with(p))
-}
-
 impl<'a> Facts<'a> {
     pub fn for_env(snapshot: &'a Snapshot, env: Option<&'a PythonEnv>, matrix: &'a Matrix) -> Self {
         Self {
@@ -77,55 +71,63 @@ impl<'a> Facts<'a> {
         }
     }
 
-    pub fn get(&self, key: &str) -> Fact {
-        if key.contains('|') {
-            let mut last = Fact::Absent;
-            for alt in key.split('|') {
-                match self.get(alt.trim()) {
-                    Fact::Absent => {}
-                    Fact::Unknown(r) => last = Fact::Unknown(r),
-                    found => return found,
-                }
+    /// The first of the alternatives that is present; else the last
+    /// reason one is unknown, else absent.
+    pub fn get(&self, fact: &FactRef) -> Fact {
+        let mut last = Fact::Absent;
+        for key in fact.keys() {
+            match self.key(key) {
+                Fact::Absent => {}
+                Fact::Unknown(r) => last = Fact::Unknown(r),
+                found => return found,
             }
-            return last;
         }
-        if let Some(f) = self.system_fact(key) {
-            return f;
-        }
-        if let Some(f) = self.nvidia_fact(key) {
-            return f;
-        }
-        let Some(env) = self.env else {
-            return Fact::Unknown(format!("`{key}` is a fact of a Python environment"));
-        };
-        if key == "python" {
-            return probed_version(&env.version);
-        }
-        if let Some(pkg) = key.strip_prefix("import.") {
-            return match env.import(pkg) {
-                Some(i) => Fact::Text(i.status.word().into()),
-                None => Fact::Unknown(format!("{pkg} was not imported by the probe")),
-            };
-        }
-        if let Some((name, attr)) = key.split_once('.') {
-            return self.package_fact(env, name, attr);
-        }
-        distribution_version(env, key).map_or_else(|f| f, |v| Fact::Text(v.raw().to_string()))
+        last
     }
 
-    fn system_fact(&self, key: &str) -> Option<Fact> {
-        let pick = |f: fn(&System) -> Fact| match self.system {
-            Some(s) => f(s),
-            None => Fact::Unknown(self.system_reason.unwrap_or("the system was not probed").to_string()),
+    /// One fact.
+    pub fn key(&self, key: &FactKey) -> Fact {
+        match key {
+            FactKey::Machine(m) if m.is_system() => self.system_fact(*m),
+            FactKey::Machine(m) => self.nvidia_fact(*m),
+            FactKey::Model(m) => self.model_fact(*m),
+            FactKey::Runtime(name) => self.runtime(name),
+            FactKey::Python => match self.env {
+                Some(env) => probed_version(&env.version),
+                None => not_of_machine(key),
+            },
+            FactKey::Import(pkg) => match self.env {
+                Some(env) => match env.import(pkg) {
+                    Some(i) => Fact::Text(i.status.word().into()),
+                    None => Fact::Unknown(format!("{pkg} was not imported by the probe")),
+                },
+                None => not_of_machine(key),
+            },
+            FactKey::Version(name) => match self.env {
+                Some(env) => {
+                    distribution_version(env, name).map_or_else(|f| f, |v| Fact::Text(v.raw().to_string()))
+                }
+                None => not_of_machine(key),
+            },
+            FactKey::Of(name, attr) => match self.env {
+                Some(env) => self.package_fact(env, name, attr),
+                None => not_of_machine(key),
+            },
+        }
+    }
+
+    fn system_fact(&self, key: MachineFact) -> Fact {
+        let Some(s) = self.system else {
+            return Fact::Unknown(self.system_reason.unwrap_or("the system was not probed").to_string());
         };
-        Some(match key {
-            "os" => pick(|s| probed_text(&s.os)),
-            "arch" => pick(|s| Fact::Text(s.arch.clone())),
-            "glibc" => pick(|s| probed_version(&s.glibc)),
-            "kernel" => pick(|s| probed_text(&s.kernel)),
-            "container" => pick(|s| s.container.clone().map_or(Fact::Absent, Fact::Text)),
-            _ => return None,
-        })
+        match key {
+            MachineFact::Os => probed_text(&s.os),
+            MachineFact::Arch => Fact::Text(s.arch.clone()),
+            MachineFact::Glibc => probed_version(&s.glibc),
+            MachineFact::Kernel => probed_text(&s.kernel),
+            MachineFact::Container => s.container.clone().map_or(Fact::Absent, Fact::Text),
+            other => Fact::Unknown(format!("`{}` is not a fact of the system probe", other.name())),
+        }
     }
 
     /// The model's operators that the onnxruntime it is judged against has
@@ -133,7 +135,7 @@ impl<'a> Facts<'a> {
     /// those the CPU runs: the others fail whatever the provider).
     fn kernel_gaps(&self, m: &crate::snapshot::model::ModelFacts, provider: &str) -> Fact {
         use crate::check::needs::{CPU, lacking};
-        let Some(Fact::Text(release)) = self.model_fact("runtime.onnxruntime") else { return Fact::Absent };
+        let Fact::Text(release) = self.runtime("onnxruntime") else { return Fact::Absent };
         let release = Ver::new(release.as_str());
         let mut gaps = lacking(m, self.matrix, "onnxruntime", provider, &release);
         if provider != CPU {
@@ -143,31 +145,33 @@ impl<'a> Facts<'a> {
         if gaps.is_empty() { Fact::Absent } else { Fact::List(gaps) }
     }
 
-    /// `model.*` facts of the model being checked, and `runtime.*`: the
-    /// runtime it is judged against (a `--target`, else the installed one).
-    fn model_fact(&self, key: &str) -> Option<Fact> {
-        let snap = self.snapshot?;
-        if let Some(name) = key.strip_prefix("runtime.") {
-            if let Some(v) = snap.targets.get(name) {
-                return Some(Fact::Text(v.clone()));
-            }
-            let installed = snap
-                .pythons
-                .iter()
-                .find_map(|p| p.first_installed(&self.matrix.distributions_of(name)))
-                .map(|d| d.version.raw().to_string());
-            let header = match (name, &snap.nvidia) {
-                ("tensorrt", Probed::Found(n)) => n
-                    .headers
-                    .iter()
-                    .find(|h| h.component == Component::TENSORRT)
-                    .map(|h| h.version.raw().to_string()),
-                _ => None,
-            };
-            return Some(installed.or(header).map_or(Fact::Absent, Fact::Text));
+    /// `runtime.<name>`: the release a model is judged against (a
+    /// `--target`, else the installed one, else the machine's TensorRT).
+    fn runtime(&self, name: &str) -> Fact {
+        let Some(snap) = self.snapshot else { return Fact::Unknown("nothing was probed".into()) };
+        if let Some(v) = snap.targets.get(name) {
+            return Fact::Text(v.clone());
         }
-        let rest = key.strip_prefix("model.")?;
-        let Some(m) = &snap.model else { return Some(Fact::Absent) };
+        let installed = snap
+            .pythons
+            .iter()
+            .find_map(|p| p.first_installed(&self.matrix.distributions_of(name)))
+            .map(|d| d.version.raw().to_string());
+        let header = match (name, &snap.nvidia) {
+            ("tensorrt", Probed::Found(n)) => n
+                .headers
+                .iter()
+                .find(|h| h.component == Component::TENSORRT)
+                .map(|h| h.version.raw().to_string()),
+            _ => None,
+        };
+        installed.or(header).map_or(Fact::Absent, Fact::Text)
+    }
+
+    /// `model.*`: facts of the model being checked (absent without one).
+    fn model_fact(&self, key: ModelFact) -> Fact {
+        let Some(snap) = self.snapshot else { return Fact::Unknown("nothing was probed".into()) };
+        let Some(m) = &snap.model else { return Fact::Absent };
         const STANDARD: &[&str] = &[
             "ai.onnx",
             "ai.onnx.ml",
@@ -177,20 +181,20 @@ impl<'a> Facts<'a> {
             "ai.onnx.preview.training",
         ];
         let list = |items: Vec<String>| if items.is_empty() { Fact::Absent } else { Fact::List(items) };
-        Some(match rest {
-            "ir_version" => Fact::Text(m.ir_version.to_string()),
+        match key {
+            ModelFact::IrVersion => Fact::Text(m.ir_version.to_string()),
             // Whole MiB of the .onnx file itself (weights stored outside it not counted).
-            "file_mib" => Fact::Text((m.file_bytes >> 20).to_string()),
-            "opset" => m.opsets.get("ai.onnx").map_or(Fact::Absent, |v| Fact::Text(v.to_string())),
-            "domains" => list(m.ops.keys().chain(m.opsets.keys()).cloned().collect()),
-            "custom_domains" => {
+            ModelFact::FileMib => Fact::Text((m.file_bytes >> 20).to_string()),
+            ModelFact::Opset => m.opsets.get("ai.onnx").map_or(Fact::Absent, |v| Fact::Text(v.to_string())),
+            ModelFact::Domains => list(m.ops.keys().chain(m.opsets.keys()).cloned().collect()),
+            ModelFact::CustomDomains => {
                 let mut d: Vec<String> =
                     m.ops.keys().filter(|d| !STANDARD.contains(&d.as_str())).cloned().collect();
                 d.dedup();
                 list(d)
             }
-            "ops" => list(m.ops.values().flat_map(|ops| ops.keys().cloned()).collect()),
-            "aten_ops" => {
+            ModelFact::Ops => list(m.ops.values().flat_map(|ops| ops.keys().cloned()).collect()),
+            ModelFact::AtenOps => {
                 let n: u64 = m
                     .ops
                     .iter()
@@ -204,52 +208,47 @@ impl<'a> Facts<'a> {
                     .sum();
                 Fact::Text(n.to_string())
             }
-            "int64_initializers" => Fact::Text(m.int64_initializers.to_string()),
-            "external_missing" => external(m, &[ExternalProblem::Missing]),
-            "external_outside" => external(
+            ModelFact::Int64Initializers => Fact::Text(m.int64_initializers.to_string()),
+            ModelFact::ExternalMissing => external(m, &[ExternalProblem::Missing]),
+            ModelFact::ExternalOutside => external(
                 m,
                 &[ExternalProblem::Absolute, ExternalProblem::OutsideFolder, ExternalProblem::LinkOutside],
             ),
-            "external_unusable" => external(m, &[ExternalProblem::Empty, ExternalProblem::NotAFile]),
-            "file" => Fact::Text(m.path.display().to_string()),
-            "ops_without_kernel" => self.kernel_gaps(m, crate::check::needs::CPU),
-            "ops_without_cuda_kernel" => self.kernel_gaps(m, CUDA),
+            ModelFact::ExternalUnusable => external(m, &[ExternalProblem::Empty, ExternalProblem::NotAFile]),
+            ModelFact::File => Fact::Text(m.path.display().to_string()),
+            ModelFact::OpsWithoutKernel => self.kernel_gaps(m, crate::check::needs::CPU),
+            ModelFact::OpsWithoutCudaKernel => self.kernel_gaps(m, CUDA),
             // The first release with CUDA kernels for all of those.
-            "cuda_kernels_from" => match self.kernel_gaps(m, CUDA) {
+            ModelFact::CudaKernelsFrom => match self.kernel_gaps(m, CUDA) {
                 Fact::List(gaps) => {
                     crate::check::needs::first_running(m, self.matrix, "onnxruntime", CUDA, &gaps)
                         .map_or(Fact::Absent, Fact::Text)
                 }
                 _ => Fact::Absent,
             },
-            "dynamic_inputs" => list(crate::check::profile::describe(m)),
+            ModelFact::DynamicInputs => list(crate::check::profile::describe(m)),
             // Shape operands not held as constants: `Resize.scales`.
-            "runtime_shape_operands" => list(m.shape_operands.iter().map(|o| o.operand.clone()).collect()),
-            "runtime_shape_nodes" => list(crate::check::profile::runtime_shape_nodes(m)),
-            "shape_tensor_inputs" => list(crate::check::profile::shape_tensor_inputs(m)),
-            "shape_input_profile" => Fact::Text(crate::check::profile::shape_input_profile(m)),
-            "trtexec_shapes" => Fact::Text(crate::check::profile::trtexec_flags(m)),
-            "tensorrt_profile" => Fact::Text(crate::check::profile::python_profile(m)),
+            ModelFact::RuntimeShapeOperands => {
+                list(m.shape_operands.iter().map(|o| o.operand.clone()).collect())
+            }
+            ModelFact::RuntimeShapeNodes => list(crate::check::profile::runtime_shape_nodes(m)),
+            ModelFact::ShapeTensorInputs => list(crate::check::profile::shape_tensor_inputs(m)),
+            ModelFact::ShapeInputProfile => Fact::Text(crate::check::profile::shape_input_profile(m)),
+            ModelFact::TrtexecShapes => Fact::Text(crate::check::profile::trtexec_flags(m)),
+            ModelFact::TensorrtProfile => Fact::Text(crate::check::profile::python_profile(m)),
             // The oldest onnxruntime that loads the model (see `needs`).
-            "onnxruntime_floor" => crate::check::needs::needs(m, self.matrix)
+            ModelFact::OnnxruntimeFloor => crate::check::needs::needs(m, self.matrix)
                 .into_iter()
                 .find(|n| n.package == "onnxruntime")
                 .and_then(|n| n.at_least)
                 .map_or(Fact::Absent, Fact::Text),
-            other => Fact::Unknown(format!("no model fact is called `{other}`")),
-        })
+        }
     }
 
-    fn nvidia_fact(&self, key: &str) -> Option<Fact> {
-        if let Some(f) = self.model_fact(key) {
-            return Some(f);
-        }
-        if !is_machine_fact(key) {
-            return None;
-        }
+    fn nvidia_fact(&self, key: MachineFact) -> Fact {
         let n = match self.nvidia {
             Probed::Found(n) => n,
-            Probed::NotEvaluated(r) => return Some(Fact::Unknown(r.clone())),
+            Probed::NotEvaluated(r) => return Fact::Unknown(r.clone()),
         };
         let no_driver = driver_missing(n);
         let list = |gpus: &Probed<Vec<Gpu>>, f: fn(&Gpu) -> Option<String>| match gpus {
@@ -259,9 +258,9 @@ impl<'a> Facts<'a> {
             Probed::NotEvaluated(_) if no_driver => Fact::Absent,
             Probed::NotEvaluated(r) => Fact::Unknown(r.clone()),
         };
-        Some(match key {
-            "nvml" => Fact::Text(n.nvml.word().into()),
-            "driver" => match &n.driver {
+        match key {
+            MachineFact::Nvml => Fact::Text(n.nvml.word().into()),
+            MachineFact::Driver => match &n.driver {
                 Probed::Found(d) => Fact::Text(d.version.raw().into()),
                 // No driver anywhere is a fact ("absent"); a driver that
                 // could not be read is not.
@@ -271,16 +270,18 @@ impl<'a> Facts<'a> {
                 }
                 Probed::NotEvaluated(r) => Fact::Unknown(r.clone()),
             },
-            "driver.max_cuda" => match &n.driver {
+            MachineFact::DriverMaxCuda => match &n.driver {
                 Probed::Found(d) => d.max_cuda.as_ref().map_or(Fact::Absent, |v| Fact::Text(v.raw().into())),
                 Probed::NotEvaluated(r) => Fact::Unknown(r.clone()),
             },
-            "driver.source" => n.driver.found().map_or(Fact::Absent, |d| Fact::Text(d.source.clone())),
-            "driver.kernel_module" => match &n.kernel_module {
+            MachineFact::DriverSource => {
+                n.driver.found().map_or(Fact::Absent, |d| Fact::Text(d.source.clone()))
+            }
+            MachineFact::DriverKernelModule => match &n.kernel_module {
                 Probed::Found(v) => Fact::Text(v.raw().into()),
                 Probed::NotEvaluated(_) => Fact::Absent,
             },
-            "gpu.compute_capability" => match &n.gpus {
+            MachineFact::GpuComputeCapability => match &n.gpus {
                 // A GPU whose name the matrix does not know has no compute
                 // capability: rules about it cannot be judged.
                 Probed::Found(g) if g.iter().any(|g| g.compute_capability.is_none()) => {
@@ -293,86 +294,85 @@ impl<'a> Facts<'a> {
                 }
                 _ => list(&n.gpus, |g| g.compute_capability.as_ref().map(|v| v.raw().to_string())),
             },
-            "gpu.name" => list(&n.gpus, |g| Some(g.name.clone())),
-            "gpu.architecture" => list(&n.gpus, |g| g.architecture.clone()),
-            "gpu.count" => match &n.gpus {
+            MachineFact::GpuName => list(&n.gpus, |g| Some(g.name.clone())),
+            MachineFact::GpuArchitecture => list(&n.gpus, |g| g.architecture.clone()),
+            MachineFact::GpuCount => match &n.gpus {
                 Probed::Found(g) => Fact::Text(g.len().to_string()),
                 Probed::NotEvaluated(r) => Fact::Unknown(r.clone()),
             },
-            "cuda.toolkit" => n
+            MachineFact::CudaToolkit => n
                 .toolkits
                 .iter()
                 .find_map(|t| t.version.found())
                 .map_or(Fact::Absent, |v| Fact::Text(v.raw().into())),
             // The machine's own cuDNN and TensorRT: the header, else the
             // newest library file that carries a full version.
-            "cuda.cudnn" => machine_library(n, Library::Cudnn),
-            "cuda.tensorrt" => machine_library(n, Library::Nvinfer),
-            "cuda.visible_devices" => {
+            MachineFact::CudaCudnn => machine_library(n, Library::Cudnn),
+            MachineFact::CudaTensorrt => machine_library(n, Library::Nvinfer),
+            MachineFact::CudaVisibleDevices => {
                 n.container.cuda_visible_devices.clone().map_or(Fact::Absent, Fact::Text)
             }
             // Whether CUDA_VISIBLE_DEVICES leaves no GPU for CUDA: empty,
             // -1, or naming only devices that do not exist.
-            "cuda.visible_devices_hide_all" => match (&n.container.cuda_visible_devices, &n.gpus) {
+            MachineFact::CudaVisibleDevicesHideAll => match (&n.container.cuda_visible_devices, &n.gpus) {
                 (None, _) => Fact::Text("false".into()),
                 (Some(v), gpus) => Fact::Text(hides_all(v, gpus.found().map(Vec::as_slice)).to_string()),
             },
-            "host.assumed" => Fact::Text(n.assumed.to_string()),
-            "gpu.device_nodes" => {
+            MachineFact::HostAssumed => Fact::Text(n.assumed.to_string()),
+            MachineFact::GpuDeviceNodes => {
                 n.container.device_nodes.map_or(Fact::Absent, |c| Fact::Text(c.to_string()))
             }
-            "container.visible_devices" => {
+            MachineFact::ContainerVisibleDevices => {
                 n.container.visible_devices.clone().map_or(Fact::Absent, Fact::Text)
             }
-            "container.compat" => {
+            MachineFact::ContainerCompat => {
                 if n.container.compat_libraries.is_empty() {
                     Fact::Absent
                 } else {
                     Fact::List(n.container.compat_libraries.iter().map(|p| p.display().to_string()).collect())
                 }
             }
-            other => Fact::Unknown(format!("no NVIDIA fact is called `{other}`")),
-        })
+            MachineFact::Os
+            | MachineFact::Arch
+            | MachineFact::Glibc
+            | MachineFact::Kernel
+            | MachineFact::Container => self.system_fact(key),
+        }
     }
 
-    fn package_fact(&self, env: &PythonEnv, name: &str, attr: &str) -> Fact {
-        // Facts of the distribution's version string.
-        if attr == "local" || attr == "release" {
-            return match distribution_version(env, name) {
-                Ok(v) if attr == "local" => v.local().map_or(Fact::Absent, Fact::Text),
-                Ok(v) => Fact::Text(match v.parsed() {
-                    Some(p) => p.clone().without_local().to_string(),
-                    None => v.raw().to_string(),
-                }),
-                Err(f) => f,
-            };
-        }
-        if name == "torch" && attr == "cuda_for_driver" {
-            return self.torch_cuda_for_driver(env);
-        }
-        // Which distribution provides the module: fixes must name the one
-        // installed (`onnxruntime-gpu`), or pip adds a second copy.
-        if attr == "distribution" {
-            return env
-                .first_installed(&self.matrix.distributions_of(name))
-                .map_or(Fact::Absent, |d| Fact::Text(d.name.clone()));
-        }
-        // Who installed it: pip's wheels and conda's builds support
-        // different Pythons.
-        if attr == "installer" {
-            return env
-                .first_installed(&self.matrix.distributions_of(name))
-                .and_then(|d| d.installer.clone())
-                .map_or(Fact::Absent, Fact::Text);
-        }
-        // A trial that did not run (no import, --no-trials, --fast, a paste)
-        // is simply not there: rules that need one stay quiet.
-        if attr.starts_with("trial_") {
-            return match env.import(name) {
-                Some(i) if i.status == ImportStatus::Ok => i.facts.get(attr).map_or(Fact::Absent, json_fact),
-                _ => Fact::Absent,
-            };
-        }
+    fn package_fact(&self, env: &PythonEnv, name: &str, attr: &Attr) -> Fact {
+        let installed = || env.first_installed(&self.matrix.distributions_of(name));
+        let attr = match attr {
+            // Facts of the distribution's version string.
+            Attr::Local | Attr::Release => {
+                return match distribution_version(env, name) {
+                    Ok(v) if *attr == Attr::Local => v.local().map_or(Fact::Absent, Fact::Text),
+                    Ok(v) => Fact::Text(match v.parsed() {
+                        Some(p) => p.clone().without_local().to_string(),
+                        None => v.raw().to_string(),
+                    }),
+                    Err(f) => f,
+                };
+            }
+            Attr::CudaForDriver => return self.torch_cuda_for_driver(env),
+            // Which distribution provides the module: fixes must name the one
+            // installed (`onnxruntime-gpu`), or pip adds a second copy.
+            Attr::Distribution => return installed().map_or(Fact::Absent, |d| Fact::Text(d.name.clone())),
+            // Who installed it: pip's wheels and conda's builds support
+            // different Pythons.
+            Attr::Installer => {
+                return installed().and_then(|d| d.installer.clone()).map_or(Fact::Absent, Fact::Text);
+            }
+            // A trial that did not run (no import, --no-trials, --fast, a paste)
+            // is simply not there: rules that need one stay quiet.
+            Attr::Trial(t) => {
+                return match env.import(name) {
+                    Some(i) if i.status == ImportStatus::Ok => i.facts.get(t).map_or(Fact::Absent, json_fact),
+                    _ => Fact::Absent,
+                };
+            }
+            Attr::Declared(d) => d.as_str(),
+        };
         // A package that is not installed has no facts at all.
         if env.distributions.found().is_some()
             && env.first_installed(&self.matrix.distributions_of(name)).is_none()
@@ -409,8 +409,8 @@ impl<'a> Facts<'a> {
         let package = self.matrix.stack_package(name)?;
         if let Some((table, column)) = package.table_facts.get(attr) {
             let table = self.matrix.tables.get(table)?;
-            let version = distribution_version(env, &table.key).ok()?;
-            let row = super::select_row(table, version, self, self.matrix).ok()?;
+            let Fact::Text(version) = self.get(table.key_fact.as_ref()?) else { return None };
+            let (_, row) = super::select_row(table, &Ver::new(version), self, self.matrix).ok()?;
             return row.values.get(column).map(|v| Fact::Text(v.clone()));
         }
         if name == "torch" && attr == "cuda" {
@@ -462,6 +462,11 @@ fn machine_library(n: &Nvidia, library: Library) -> Fact {
         .map_or(Fact::Absent, Fact::Text)
 }
 
+/// What an environment's fact is when judged for the machine alone.
+fn not_of_machine(key: &FactKey) -> Fact {
+    Fact::Unknown(format!("`{key}` is a fact of a Python environment"))
+}
+
 /// No NVML library and no kernel module: there is no driver on this
 /// machine (or none visible in this container), which rules can judge.
 fn driver_missing(n: &Nvidia) -> bool {
@@ -479,7 +484,7 @@ impl Facts<'_> {
             Ok(v) => v.parsed().map(|p| Ver::new(p.clone().without_local().to_string())),
             Err(f) => return f,
         };
-        let driver = match self.get("driver") {
+        let driver = match self.nvidia_fact(MachineFact::Driver) {
             Fact::Text(d) => Ver::new(&d),
             other => return other,
         };

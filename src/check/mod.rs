@@ -17,9 +17,13 @@ pub mod profile;
 
 use serde::{Deserialize, Serialize};
 
-use crate::matrix::template;
-use crate::matrix::{Clause, Component, Condition, Lookup, Matrix, Row, Rule, RuleKind, Severity, Table};
-use crate::snapshot::{PythonEnv, Snapshot};
+use std::borrow::Cow;
+
+use crate::matrix::template::{self, Slot, Template};
+use crate::matrix::{
+    Clause, Component, Cond, Condition, Lookup, Matrix, Row, Rule, RuleKind, Severity, Table,
+};
+use crate::snapshot::{FactKey, FactRef, PythonEnv, Snapshot};
 
 use crate::version::Ver;
 
@@ -115,9 +119,7 @@ pub fn check(snapshot: &Snapshot, matrix: &Matrix) -> Judgement {
 
     // `model --target ...` judges the model alone: the machine was not probed.
     let model_only = !snapshot.targets.is_empty() && snapshot.pythons.is_empty();
-    for rule in
-        data_rules.iter().filter(|r| is_machine_rule(r, matrix) && (!model_only || is_model_rule(r, matrix)))
-    {
+    for rule in data_rules.iter().filter(|r| is_machine_rule(r) && (!model_only || is_model_rule(r))) {
         let facts = Facts::for_env(snapshot, None, matrix);
         record(&mut j, rule, None, evaluate(rule, &facts, matrix));
     }
@@ -125,13 +127,13 @@ pub fn check(snapshot: &Snapshot, matrix: &Matrix) -> Judgement {
         let subject = Some(env.label());
         let first = j.findings.len();
         let facts = Facts::for_env(snapshot, Some(env), matrix);
-        for rule in data_rules.iter().filter(|r| !is_machine_rule(r, matrix)) {
+        for rule in data_rules.iter().filter(|r| !is_machine_rule(r)) {
             record(&mut j, rule, subject.clone(), evaluate(rule, &facts, matrix));
         }
         builtin::check_env(&mut j, first, snapshot, env, matrix);
     }
     if snapshot.pythons.is_empty() && !model_only {
-        for rule in data_rules.iter().filter(|r| !is_machine_rule(r, matrix)) {
+        for rule in data_rules.iter().filter(|r| !is_machine_rule(r)) {
             j.outcomes.push(RuleOutcome {
                 code: rule.code.clone(),
                 subject: None,
@@ -188,30 +190,23 @@ fn rank(findings: &mut [Finding], snapshot: &Snapshot, matrix: &Matrix) {
 }
 
 /// Rules about a model and the runtime it is judged against.
-fn is_model_rule(rule: &Rule, matrix: &Matrix) -> bool {
-    rule_facts(rule, matrix).iter().all(|f| f.starts_with("model.") || f.starts_with("runtime."))
+fn is_model_rule(rule: &Rule) -> bool {
+    rule_facts(rule).all(FactKey::is_model)
 }
 
-fn rule_facts(rule: &Rule, matrix: &Matrix) -> Vec<String> {
-    let RuleKind::Facts { when, require, lookup } = &rule.kind else { return Vec::new() };
-    let by = lookup.as_ref().map(|l| l.by.clone().unwrap_or_else(|| matrix.tables[&l.table].key.clone()));
-    when.iter()
-        .chain(require)
-        .map(|c| c.fact.clone())
-        .chain(by)
-        .flat_map(|f| f.split('|').map(|p| p.trim().to_string()).collect::<Vec<_>>())
-        .collect()
+/// Every fact a data rule reads: its clauses' and its lookup's.
+fn rule_facts(rule: &Rule) -> impl Iterator<Item = &FactKey> {
+    let (clauses, lookup) = match &rule.kind {
+        RuleKind::Facts { when, require, lookup, .. } => (Some(when.iter().chain(require)), lookup.as_ref()),
+        _ => (None, None),
+    };
+    let by = lookup.and_then(|l| l.fact.as_ref());
+    clauses.into_iter().flatten().map(|c| &c.fact).chain(by).flat_map(FactRef::keys)
 }
 
-fn is_machine_rule(rule: &Rule, matrix: &Matrix) -> bool {
-    let RuleKind::Facts { when, require, lookup } = &rule.kind else { return false };
-    let by = lookup.as_ref().map(|l| l.by.clone().unwrap_or_else(|| matrix.tables[&l.table].key.clone()));
-    when.iter()
-        .chain(require)
-        .map(|c| c.fact.as_str())
-        .chain(by.as_deref())
-        .flat_map(|f| f.split('|'))
-        .all(|f| facts::is_machine_fact(f.trim()))
+/// Rules that name only facts of the machine are judged once.
+fn is_machine_rule(rule: &Rule) -> bool {
+    matches!(rule.kind, RuleKind::Facts { .. }) && rule_facts(rule).all(FactKey::is_machine)
 }
 
 /// Drops the findings a fired rule `supersedes` (the matrix's prediction,
@@ -325,16 +320,17 @@ fn signature_row<'m>(
     matrix: &'m Matrix,
 ) -> Option<&'m Row> {
     let table = matrix.tables.get(&lookup.table)?;
-    let key = lookup.by.as_deref().unwrap_or(&table.key);
-    if let Some(captured) = caps.name(key) {
+    let Some(key) = &lookup.fact else {
+        // The loader made sure `by` names one of the signature's groups.
+        let captured = caps.name(lookup.by.as_deref()?)?;
         let facts = Facts::for_env(snapshot, None, matrix);
-        return select_row(table, &Ver::new(captured.as_str()), &facts, matrix).ok();
-    }
+        return select_row(table, &Ver::new(captured.as_str()), &facts, matrix).ok().map(|(_, r)| r);
+    };
     snapshot.pythons.iter().map(Some).chain([None]).find_map(|env| {
         let facts = Facts::for_env(snapshot, env, matrix);
         match facts.get(key) {
             Fact::Absent | Fact::Unknown(_) => None,
-            fact => select_row(table, &Ver::new(fact.display()), &facts, matrix).ok(),
+            fact => select_row(table, &Ver::new(fact.display()), &facts, matrix).ok().map(|(_, r)| r),
         }
     })
 }
@@ -392,16 +388,16 @@ fn evaluate_rule(
     matrix: &Matrix,
     unknown_release: &mut Option<UnknownRelease>,
 ) -> (Outcome, Option<Finding>) {
-    let RuleKind::Facts { when, lookup, require } = &rule.kind else {
+    let RuleKind::Facts { when, lookup, require, texts } = &rule.kind else {
         return (Outcome::NotApplicable, None);
     };
     // Decide the lookup first: clauses may use the row. A missing row only
     // matters to the clauses and texts that need it.
-    let mut row: Option<&Row> = None;
+    let mut row: Option<(usize, &Row)> = None;
     let mut no_row: Option<String> = None;
     if let Some(lookup) = lookup {
         let table = &matrix.tables[&lookup.table];
-        let key = lookup.by.as_deref().unwrap_or(&table.key);
+        let Some(key) = &lookup.fact else { return (Outcome::not_evaluated("the lookup has no fact"), None) };
         match facts.get(key) {
             Fact::Absent => return (Outcome::NotApplicable, None),
             Fact::Unknown(r) => no_row = Some(r),
@@ -456,37 +452,36 @@ fn evaluate_rule(
         && let Some(r) = ctx.no_row
     {
         // A known-bad combination whose texts need the row it lacks.
-        if rule.fixes.iter().chain([&rule.message]).any(|t| t.contains("row.")) {
+        let reads_row = |t: &Template| t.slots().flatten().any(|s| matches!(s, Slot::Row(_)));
+        if texts.fixes.iter().chain([&texts.message]).any(reads_row) {
             return (Outcome::not_evaluated(r), None);
         }
     }
-    let fill =
-        |text: &str| template::render(text, row, |k| ctx.placeholder(k).unwrap_or_else(|_| "?".into()));
+    let fill = |t: &Template| t.fill(|s| ctx.slot(s)).unwrap_or_else(|_| fill_or_mark(t, &ctx));
     let finding = Finding {
         code: rule.code.clone(),
         severity: rule.severity,
         components: rule.components.clone(),
         subject: None,
-        message: fill(&rule.message),
-        why: fill(&rule.why),
-        fixes: rule.fixes.iter().filter_map(|f| complete_fix(f, &ctx)).collect(),
+        message: fill(&texts.message),
+        why: fill(&texts.why),
+        fixes: texts.fixes.iter().filter_map(|f| complete_fix(f, &ctx)).collect(),
         sources: rule.sources.clone(),
         evidence: require.iter().filter_map(|c| offending(c, &ctx)).collect(),
     };
     (Outcome::Fired, Some(finding))
 }
 
+/// A text with each placeholder that has no value written `?`.
+fn fill_or_mark(t: &Template, ctx: &Ctx<'_>) -> String {
+    t.fill(|s| Ok(ctx.slot(s).unwrap_or_else(|_| "?".into()))).unwrap_or_default()
+}
+
 /// A fix with every placeholder filled; a fix with a hole (`pip install
 /// "onnx==?"`) helps nobody and is left out.
-fn complete_fix(text: &str, ctx: &Ctx<'_>) -> Option<String> {
-    let mut complete = true;
-    let rendered = template::render(text, None, |k| {
-        ctx.placeholder(k).ok().filter(|v| !v.is_empty() && v != "?").unwrap_or_else(|| {
-            complete = false;
-            String::new()
-        })
-    });
-    complete.then_some(rendered)
+fn complete_fix(t: &Template, ctx: &Ctx<'_>) -> Option<String> {
+    t.fill(|s| ctx.slot(s).and_then(|v| if v.is_empty() || v == "?" { Err(String::new()) } else { Ok(v) }))
+        .ok()
 }
 
 /// What a clause is evaluated against.
@@ -494,34 +489,28 @@ struct Ctx<'a> {
     facts: &'a Facts<'a>,
     /// Integrated GPUs' compute capabilities (`runs on`).
     integrated: &'a [(u64, u64)],
-    row: Option<&'a Row>,
+    /// The looked-up row, with its index in its table.
+    row: Option<(usize, &'a Row)>,
     /// Why there is no row, when the rule has a lookup that failed.
     no_row: Option<&'a str>,
 }
 
 impl Ctx<'_> {
-    /// The value of `{name}`: the first present of its `|` alternatives,
-    /// each a fact or `row.COLUMN`.
-    fn placeholder(&self, name: &str) -> Result<String, String> {
-        let mut why = None;
-        for alt in name.split('|') {
-            if let Some(col) = alt.strip_prefix("row.") {
-                match self.row {
-                    Some(r) => return r.values.get(col).cloned().ok_or_else(|| format!("no column {col}")),
-                    None => why = Some(self.no_row.unwrap_or("the rule has no table row").to_string()),
-                }
-                continue;
-            }
-            match self.facts.get(alt) {
-                Fact::Text(t) => return Ok(t),
-                Fact::List(l) => return Ok(l.join(" ")),
-                Fact::Absent => {
-                    why.get_or_insert_with(|| format!("`{alt}` is not present"));
-                }
-                Fact::Unknown(r) => why = Some(r),
-            }
+    /// The value of one alternative of a placeholder: a fact, or a column
+    /// of the row.
+    fn slot(&self, slot: &Slot) -> Result<String, String> {
+        match slot {
+            Slot::Row(col) => match self.row {
+                Some((_, r)) => r.values.get(col).cloned().ok_or_else(|| format!("no column {col}")),
+                None => Err(self.no_row.unwrap_or("the rule has no table row").to_string()),
+            },
+            Slot::Fact(key) => match self.facts.key(key) {
+                Fact::Text(t) => Ok(t),
+                Fact::List(l) => Ok(l.join(" ")),
+                Fact::Absent => Err(format!("`{key}` is not present")),
+                Fact::Unknown(r) => Err(r),
+            },
         }
-        Err(why.unwrap_or_else(|| format!("`{name}` has no value")))
     }
 }
 
@@ -540,14 +529,13 @@ fn select_row<'t>(
     version: &Ver,
     facts: &Facts<'_>,
     matrix: &Matrix,
-) -> Result<&'t Row, String> {
+) -> Result<(usize, &'t Row), String> {
     let integrated = matrix.integrated_compute_capabilities();
     let mut why = String::new();
-    'rows: for row in table.rows.iter().filter(|r| r.spec.contains(version)) {
-        for (fact, column) in &table.matches {
-            let cond = row.values.get(column).and_then(|c| Condition::parse(c).ok());
+    'rows: for (index, row) in table.rows.iter().enumerate().filter(|(_, r)| r.spec.contains(version)) {
+        for ((fact, _), cond) in table.matches.iter().zip(&row.conditions) {
             let f = facts.get(fact);
-            match cond.map(|c| truth(&c, &f, fact, integrated)) {
+            match Some(truth(cond, &f, fact, integrated)) {
                 Some(Truth::Yes) => {}
                 Some(Truth::Unknown(r)) => {
                     why = format!(" ({r})");
@@ -559,41 +547,41 @@ fn select_row<'t>(
                 }
             }
         }
-        return Ok(row);
+        return Ok((index, row));
     }
     Err(why)
 }
 
 fn test(clause: &Clause, ctx: &Ctx<'_>) -> Truth {
-    match rendered_condition(clause, ctx) {
-        Ok(condition) => truth(&condition, &ctx.facts.get(&clause.fact), &clause.fact, ctx.integrated),
+    match condition(clause, ctx) {
+        Ok(c) => truth(&c, &ctx.facts.get(&clause.fact), &clause.fact, ctx.integrated),
         Err(r) => Truth::Unknown(r),
     }
 }
 
-/// The clause's condition with its placeholders filled.
-fn rendered_condition(clause: &Clause, ctx: &Ctx<'_>) -> Result<Condition, String> {
-    // Conditions may name row columns or other facts: `"is {torch.local}"`.
-    let mut missing = None;
-    let text = template::render(&clause.condition, None, |k| match ctx.placeholder(k) {
-        Ok(v) => v,
-        Err(r) => {
-            missing.get_or_insert(r);
-            String::new()
+/// The clause's condition: as compiled, for the looked-up row, or with
+/// the facts it names filled in.
+fn condition<'c>(clause: &'c Clause, ctx: &Ctx<'_>) -> Result<Cow<'c, Condition>, String> {
+    match &clause.condition {
+        Cond::Fixed(c) => Ok(Cow::Borrowed(c)),
+        Cond::Template { template, per_row } if template.rows_only() => match ctx.row {
+            Some((i, _)) => per_row.get(i).map(Cow::Borrowed).ok_or_else(|| "no row".to_string()),
+            None => Err(ctx.no_row.unwrap_or("the rule has no table row").to_string()),
+        },
+        Cond::Template { template, .. } => {
+            let text = template.fill(|s| ctx.slot(s))?;
+            Condition::parse(&text).map(Cow::Owned).map_err(|e| format!("rule condition {text:?}: {e}"))
         }
-    });
-    if let Some(r) = missing {
-        return Err(r);
     }
-    Condition::parse(&text).map_err(|e| format!("rule condition {text:?}: {e}"))
 }
 
 /// For a failed `none of` clause, the values that are in the list: the
 /// evidence a user needs (which operators, not just that some are).
 fn offending(clause: &Clause, ctx: &Ctx<'_>) -> Option<String> {
-    let Ok(Condition::NoneOf(words)) = rendered_condition(clause, ctx) else { return None };
+    let Ok(c) = condition(clause, ctx) else { return None };
+    let Condition::NoneOf(words) = c.as_ref() else { return None };
     let fact = ctx.facts.get(&clause.fact);
-    let hits = listed(&words, &fact);
+    let hits = listed(words, &fact);
     (!hits.is_empty()).then(|| format!("{}: {}", clause.fact, hits.join(", ")))
 }
 
@@ -607,7 +595,7 @@ fn listed<'f>(words: &[String], fact: &'f Fact) -> Vec<&'f str> {
     values.into_iter().filter(|v| words.iter().any(|w| w.eq_ignore_ascii_case(v))).collect()
 }
 
-fn truth(condition: &Condition, fact: &Fact, name: &str, integrated: &[(u64, u64)]) -> Truth {
+fn truth(condition: &Condition, fact: &Fact, name: &FactRef, integrated: &[(u64, u64)]) -> Truth {
     match (condition, fact) {
         (_, Fact::Unknown(r)) => Truth::Unknown(r.clone()),
         (Condition::NoneOf(words), f) => bool_truth(listed(words, f).is_empty()),

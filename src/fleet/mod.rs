@@ -257,7 +257,7 @@ pub fn aggregate(inputs: &[PathBuf], matrix: &Matrix) -> Fleet {
     }
     // Each real file once, whatever links reach it.
     let mut seen = BTreeSet::new();
-    files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+    files.retain(|f| seen.insert(crate::host::canonicalize(f).unwrap_or_else(|_| f.clone())));
     files.sort();
     for f in files {
         read_file(&mut acc, &f);
@@ -267,7 +267,7 @@ pub fn aggregate(inputs: &[PathBuf], matrix: &Matrix) -> Fleet {
 
 /// The `*.json` files under `dir`, not following links to directories.
 fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = crate::host::read_dir(dir) else { return };
     for e in rd.flatten() {
         let p = e.path();
         let Ok(kind) = e.file_type() else { continue };

@@ -120,7 +120,7 @@ pub fn read_capped(r: impl Read, cap: u64) -> Result<Vec<u8>, ReadError> {
 /// `./` or another spelling): `--output` must never be the file read.
 pub fn same_file(a: &Path, b: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
+    match (super::tree::metadata(a), super::tree::metadata(b)) {
         (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
         _ => false,
     }

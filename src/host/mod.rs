@@ -29,10 +29,12 @@ use std::time::{Duration, Instant};
 
 mod cleanup;
 mod files;
+mod tree;
 mod write;
 
 pub use cleanup::{clean_up_on_signals, interrupted, sweep_orphans};
 pub use files::{FileKind, ReadError, open_regular, read_bytes, read_capped, read_text, same_file};
+pub use tree::{DIR_ENTRIES_CAP, canonicalize, metadata, read_dir, symlink_metadata};
 pub use write::{WriteError, append_regular, write_whole};
 
 /// Largest amount of one stream we keep from a child. A fake executable that

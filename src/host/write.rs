@@ -32,7 +32,7 @@ pub enum WriteError {
 /// What kind of thing a path names, when it is not a regular file
 /// (following links; `None` for a regular file or nothing at all).
 fn special_kind(path: &Path) -> Option<&'static str> {
-    not_regular(std::fs::metadata(path).ok()?.file_type())
+    not_regular(super::tree::metadata(path).ok()?.file_type())
 }
 
 /// Whether `path` is the null device: `-o /dev/null` keeps only the exit code.
@@ -68,7 +68,7 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
         Ok(()) if cleanup::interrupted() => Err(WriteError::Interrupted),
         Ok(()) => {
             // The new file gets the old one's permissions, as an editor's save would.
-            if let Ok(meta) = std::fs::metadata(&target) {
+            if let Ok(meta) = super::tree::metadata(&target) {
                 let _ = std::fs::set_permissions(&temp, meta.permissions());
             }
             std::fs::rename(&temp, &target).map_err(WriteError::Io)

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
 use crate::matrix::{Matrix, RuleKind};
-use crate::snapshot::normalize_name;
+use crate::snapshot::{FactKey, FactRef, normalize_name};
 
 /// Distributions the matrix does not watch that a snapshot keeps, first
 /// stated first.
@@ -48,23 +48,23 @@ impl Kept {
             watched.extend(names.map(|n| normalize_name(n)));
         }
         watched.extend(matrix.library_wheels.iter().map(|w| normalize_name(&w.package)));
-        let mut facts: Vec<&str> = Vec::new();
+        let mut facts: Vec<&FactRef> = Vec::new();
         for rule in &matrix.rules {
             if let RuleKind::Facts { when, require, .. } = &rule.kind {
-                facts.extend(when.iter().chain(require).map(|c| c.fact.as_str()));
+                facts.extend(when.iter().chain(require).map(|c| &c.fact));
             }
-            if let Some(by) = rule.kind.lookup().and_then(|l| l.by.as_deref()) {
-                facts.push(by);
-            }
+            facts.extend(rule.kind.lookup().and_then(|l| l.fact.as_ref()));
         }
         for table in matrix.tables.values() {
-            facts.push(&table.key);
-            facts.extend(table.matches.iter().map(|(fact, _)| fact.as_str()));
+            facts.extend(&table.key_fact);
+            facts.extend(table.matches.iter().map(|(fact, _)| fact));
         }
-        for alternatives in facts {
-            for fact in alternatives.split('|') {
-                let name = fact.trim().split('.').next().unwrap_or_default();
-                watched.insert(normalize_name(name));
+        for key in facts.iter().flat_map(|f| f.keys()) {
+            match key {
+                FactKey::Version(name) | FactKey::Of(name, _) => {
+                    watched.insert(normalize_name(name));
+                }
+                _ => {}
             }
         }
         Self { watched, ..Self::default() }

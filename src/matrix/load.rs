@@ -11,7 +11,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::path::Path;
 
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -19,8 +18,8 @@ use serde_saphyr::Spanned;
 use sha2::{Digest, Sha256};
 
 use super::{
-    BuiltinCheck, Clause, Component, Condition, Matrix, Origin, Row, Rule, RuleKind, Severity, StackLibrary,
-    StackPackage, Table,
+    BuiltinCheck, Clause, Component, Cond, Condition, Matrix, Origin, Row, Rule, RuleKind, Severity,
+    StackLibrary, StackPackage, Table,
 };
 use crate::version::Ver;
 
@@ -244,11 +243,11 @@ struct RawRule {
     #[serde(default)]
     builtin: bool,
     #[serde(default)]
-    when: BTreeMap<String, Spanned<String>>,
+    when: Clauses,
     #[serde(default)]
     lookup: Option<Spanned<String>>,
     #[serde(default)]
-    require: BTreeMap<String, Spanned<String>>,
+    require: Clauses,
     #[serde(default)]
     signature: Option<Spanned<String>>,
     #[serde(default)]
@@ -259,6 +258,30 @@ struct RawRule {
     aten: Option<String>,
     #[serde(default)]
     supersedes: Vec<String>,
+}
+
+/// A `when:` or `require:` map, each fact name with its place in the file.
+#[derive(Default)]
+struct Clauses(Vec<(Spanned<String>, Spanned<String>)>);
+
+impl<'de> Deserialize<'de> for Clauses {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Clauses;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map of fact names to conditions")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Clauses, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry::<Spanned<String>, Spanned<String>>()? {
+                    out.push(entry);
+                }
+                Ok(Clauses(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 /// A table cell: text, or a list of text (a row's `sources`).
@@ -328,64 +351,23 @@ impl Errors<'_> {
     }
 }
 
-/// One `--matrix` directory (or overlay texts): its name and its files.
-struct Layer {
-    name: String,
-    files: Vec<(String, String)>,
+/// One `--matrix` directory (or overlay texts): its name and its files,
+/// read by the caller (the matrix touches no file).
+#[derive(Clone, Debug)]
+pub struct Overlay {
+    pub name: String,
+    /// (path, text), in the order they are loaded.
+    pub files: Vec<(String, String)>,
 }
 
 /// The embedded matrix (pre-parsed by the build script) with `--matrix`
-/// directories on top, in order.
-pub(super) fn load(prebuilt: &[u8], overlays: &[&Path]) -> Result<Matrix, Vec<MatrixError>> {
-    let mut layers = Vec::new();
-    let mut errors = Vec::new();
-    for dir in overlays {
-        match read_dir_layer(dir) {
-            Ok(files) => layers.push(Layer { name: dir.display().to_string(), files }),
-            Err(message) => errors.push(MatrixError {
-                origin: Origin { file: dir.display().to_string(), line: 0, column: 0 },
-                message,
-            }),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    build_on(Builder::prebuilt(prebuilt), &layers)
-}
-
-pub(super) fn load_with_texts(
-    prebuilt: &[u8],
-    files: &[(String, String)],
-) -> Result<Matrix, Vec<MatrixError>> {
-    build_on(Builder::prebuilt(prebuilt), &[Layer { name: "(text)".into(), files: files.to_vec() }])
-}
-
-fn build_on(mut b: Builder, layers: &[Layer]) -> Result<Matrix, Vec<MatrixError>> {
-    for layer in layers {
+/// layers on top, in order.
+pub(super) fn load(prebuilt: &[u8], overlays: &[Overlay]) -> Result<Matrix, Vec<MatrixError>> {
+    let mut b = Builder::prebuilt(prebuilt);
+    for layer in overlays {
         b.add_layer(true, &layer.files);
     }
-    b.finish(layers.iter().map(|l| l.name.clone()).collect())
-}
-
-fn read_dir_layer(dir: &Path) -> Result<Vec<(String, String)>, String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read matrix directory: {e}"))?;
-    let mut paths: Vec<_> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
-        .collect();
-    paths.sort();
-    if paths.is_empty() {
-        return Err("no .yaml files in this matrix directory".into());
-    }
-    paths
-        .into_iter()
-        .map(|p| {
-            let text = crate::host::read_text(&p, crate::host::FileKind::Matrix)
-                .map_err(|e| format!("{}: cannot read it: {e}", p.display()))?;
-            Ok((p.display().to_string(), text))
-        })
-        .collect()
+    b.finish(overlays.iter().map(|l| l.name.clone()).collect())
 }
 
 /// Codes and table names already defined in the current layer: within one
@@ -418,8 +400,9 @@ pub(crate) struct Builder {
     function_ops: super::FunctionOps,
     torch_symbolics: BTreeMap<String, super::TorchSymbolic>,
     stack: Vec<(StackPackage, Origin)>,
-    /// Rules with their templated clauses, checked once every table is known.
-    pending: Vec<(Rule, Vec<(Clause, Origin)>)>,
+    /// Rules as read: their facts, templates and lookups are compiled once
+    /// every table and the whole stack are known.
+    pending: Vec<Rule>,
 }
 
 // `embedded`, `from_bytes` and `to_bytes` serve build.rs, which compiles this file too.
@@ -549,7 +532,7 @@ impl Builder {
             }
             seen.rules.insert(code.clone(), origin.clone());
             if let Some(converted) = convert_rule(e, r, origin) {
-                self.pending.retain(|(p, _)| p.code != code);
+                self.pending.retain(|p| p.code != code);
                 self.pending.push(converted);
             }
         }
@@ -700,11 +683,12 @@ impl Builder {
     /// Checks what needs every file (templates against tables, the
     /// vocabulary, `explained_by`) and builds the matrix.
     pub(crate) fn finish(mut self, overlays: Vec<String>) -> Result<Matrix, Vec<MatrixError>> {
+        let vocabulary = super::compile::vocabulary(&self.packages, &self.stack, &self.library_wheels);
+        let keys = super::compile::tables(&mut self.errors, &mut self.tables, &vocabulary);
+        super::compile::stack(&mut self.errors, &self.stack, &keys);
         let mut rules: BTreeMap<String, Rule> = BTreeMap::new();
-        for (rule, templates) in std::mem::take(&mut self.pending) {
-            for (clause, origin) in &templates {
-                check_template(&mut self.errors, &rule, clause, origin, &self.tables);
-            }
+        for mut rule in std::mem::take(&mut self.pending) {
+            super::compile::rule(&mut self.errors, &mut rule, &self.tables, &keys, &vocabulary);
             rules.insert(rule.code.clone(), rule);
         }
         check_vocabulary(&mut self.errors, &rules, &self.tables, &self.stack);
@@ -1056,14 +1040,24 @@ fn convert_table(e: &mut Errors<'_>, name: String, t: Spanned<RawTable>) -> Opti
             e.at(&row, "row has no source: give the row or its table `sources` with a public URL");
         }
         match versions {
-            Some((text, spec)) => {
-                rows.push(Row { versions: text, spec, values, sources, origin: row_origin })
-            }
+            Some((text, spec)) => rows.push(Row {
+                versions: text,
+                spec,
+                values,
+                conditions: Vec::new(),
+                sources,
+                origin: row_origin,
+            }),
             None if row.value.contains_key("versions") => {}
             None => e.at(&row, format!("row has no `versions` (the {} releases it describes)", raw.key)),
         }
     }
+    let mut matches = Vec::new();
     for (fact, column) in &raw.matches {
+        match fact.parse::<crate::snapshot::FactRef>() {
+            Ok(f) => matches.push((f, column.clone())),
+            Err(why) => e.push(origin.line, origin.column, format!("table `{name}`: {why}")),
+        }
         if !columns.contains(column.as_str()) {
             e.push(
                 origin.line,
@@ -1085,18 +1079,15 @@ fn convert_table(e: &mut Errors<'_>, name: String, t: Spanned<RawTable>) -> Opti
         name,
         description: raw.description,
         key: raw.key,
-        matches: raw.matches.into_iter().collect(),
+        key_fact: None,
+        matches,
         columns: raw.columns,
         rows,
         origin,
     })
 }
 
-fn convert_rule(
-    e: &mut Errors<'_>,
-    r: Spanned<RawRule>,
-    origin: Origin,
-) -> Option<(Rule, Vec<(Clause, Origin)>)> {
+fn convert_rule(e: &mut Errors<'_>, r: Spanned<RawRule>, origin: Origin) -> Option<Rule> {
     let raw = r.value;
     let before = e.list.len();
     let code = raw.code.value.clone();
@@ -1117,22 +1108,12 @@ fn convert_rule(
     {
         e.at(since, format!("`since` {:?} is not a date (YYYY-MM-DD)", since.value));
     }
-    let mut templates = Vec::new();
-    let mut clauses = |e: &mut Errors<'_>, map: BTreeMap<String, Spanned<String>>| -> Vec<Clause> {
-        map.into_iter()
-            .map(|(fact, cond)| {
-                let clause = Clause { fact, condition: cond.value.clone() };
-                if cond.value.contains("row.") {
-                    templates.push((clause.clone(), e.origin_of(&cond)));
-                } else if let Err(msg) = Condition::parse(&blank_fact_placeholders(&cond.value)) {
-                    e.at(&cond, msg);
-                }
-                clause
-            })
-            .collect()
-    };
     let when = clauses(e, raw.when);
     let require = clauses(e, raw.require);
+    let lookup = |e: &mut Errors<'_>, l: Spanned<String>| super::Lookup {
+        origin: e.origin_of(&l),
+        ..super::Lookup::parse(&l.value)
+    };
     let kind = if let Some(sig) = raw.signature {
         if raw.builtin || !when.is_empty() || !require.is_empty() {
             e.at(
@@ -1140,10 +1121,7 @@ fn convert_rule(
                 format!("signature rule `{code}` cannot also have `builtin`, `when` or `require`"),
             );
         }
-        let lookup = raw.lookup.map(|l| {
-            templates.push((Clause { fact: String::new(), condition: String::new() }, e.origin_of(&l)));
-            super::Lookup::parse(&l.value)
-        });
+        let lookup = raw.lookup.map(|l| lookup(e, l));
         let texts = SignatureTexts { message: &raw.message, why: &raw.why, fixes: &raw.fixes };
         signature_kind(e, &code, &sig, texts, raw.explained_by, lookup, raw.aten)
     } else if !raw.explained_by.is_empty() {
@@ -1161,11 +1139,8 @@ fn convert_rule(
         if when.is_empty() && require.is_empty() {
             e.at(&raw.code, format!("rule `{code}` has neither `when` nor `require`"));
         }
-        let lookup = raw.lookup.map(|l| {
-            templates.push((Clause { fact: String::new(), condition: String::new() }, e.origin_of(&l)));
-            super::Lookup::parse(&l.value)
-        });
-        RuleKind::Facts { when, lookup, require }
+        let lookup = raw.lookup.map(|l| lookup(e, l));
+        RuleKind::Facts { when, lookup, require, texts: super::Texts::default() }
     };
     let rule = Rule {
         code,
@@ -1181,7 +1156,30 @@ fn convert_rule(
         kind,
         origin,
     };
-    (e.list.len() == before).then_some((rule, templates))
+    (e.list.len() == before).then_some(rule)
+}
+
+/// A `when:` or `require:` map as clauses, in the order of their facts'
+/// names. What needs the whole matrix (which facts exist, which rows a
+/// template reads) is checked when it is compiled.
+fn clauses(e: &mut Errors<'_>, raw: Clauses) -> Vec<Clause> {
+    let mut out: Vec<Clause> = Vec::new();
+    for (fact, cond) in raw.0 {
+        let origin = e.origin_of(&fact);
+        if out.iter().any(|c| c.fact.to_string() == fact.value.trim()) {
+            e.at(&fact, format!("fact `{}` is named twice", fact.value));
+            continue;
+        }
+        let parsed = fact.value.parse::<crate::snapshot::FactRef>();
+        let condition = Cond::parse(&cond.value);
+        match (parsed, condition) {
+            (Ok(fact), Ok(condition)) => out.push(Clause { fact, condition, origin }),
+            (Err(msg), _) => e.at(&fact, msg),
+            (_, Err(msg)) => e.at(&cond, msg),
+        }
+    }
+    out.sort_by_key(|c| c.fact.to_string());
+    out
 }
 
 /// The texts of a signature rule, whose placeholders its groups fill.
@@ -1242,77 +1240,6 @@ fn signature_kind(
     }
 }
 
-/// Checks a templated clause (or, with an empty fact, the lookup itself)
-/// against every row of the rule's table, and the message/fix placeholders
-/// that name row columns.
-fn check_template(
-    errors: &mut Vec<MatrixError>,
-    rule: &Rule,
-    clause: &Clause,
-    origin: &Origin,
-    tables: &BTreeMap<String, Table>,
-) {
-    let mut fail = |message: String| errors.push(MatrixError { origin: origin.clone(), message });
-    if matches!(rule.kind, RuleKind::Builtin) {
-        return;
-    }
-    let Some(name) = rule.kind.lookup().map(|l| &l.table) else {
-        fail(format!("`{}` uses {{row.…}} but rule `{}` has no `lookup`", clause.condition, rule.code));
-        return;
-    };
-    let Some(table) = tables.get(name) else {
-        if clause.fact.is_empty() {
-            fail(format!("rule `{}` looks up unknown table `{name}`", rule.code));
-        }
-        return;
-    };
-    if clause.fact.is_empty() {
-        // The lookup itself: check row placeholders in the rule's texts.
-        for text in std::iter::once(&rule.message).chain(&rule.fixes) {
-            for col in row_placeholders(text) {
-                if !table.columns.contains(&col) {
-                    fail(format!("`{{row.{col}}}` names no column of table `{name}`"));
-                }
-            }
-        }
-        return;
-    }
-    for row in &table.rows {
-        let text = blank_fact_placeholders(&fill_row(&clause.condition, row));
-        if let Err(msg) = Condition::parse(&text) {
-            fail(format!("for the row at {}: {msg}", row.origin));
-            return;
-        }
-    }
-}
-
-/// `"is {torch.local}"` names another fact, known only when the rule runs;
-/// for the load-time syntax check a stand-in value will do.
-fn blank_fact_placeholders(condition: &str) -> String {
-    let mut out = String::new();
-    let mut rest = condition;
-    while let (Some(open), Some(close)) = (rest.find('{'), rest.find('}')) {
-        if close < open {
-            break;
-        }
-        out.push_str(&rest[..open]);
-        out.push('0');
-        rest = &rest[close + 1..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Replaces `{row.column}`, and alternatives like `{torch.arch_list|row.arch_list}`,
-/// with the row's value.
-pub(crate) fn fill_row(template: &str, row: &Row) -> String {
-    super::template::render(template, Some(row), |name| {
-        name.split('|')
-            .find_map(|alt| alt.strip_prefix("row.").and_then(|c| row.values.get(c)).cloned())
-            .unwrap_or_else(|| format!("{{{name}}}"))
-    })
-}
-
 /// Every signature compiles alone (checked per rule); the set a paste is
 /// scanned with must compile too, or `diagnose` would match nothing.
 fn check_signature_set(errors: &mut Vec<MatrixError>, rules: &BTreeMap<String, Rule>) {
@@ -1342,15 +1269,6 @@ fn placeholders(text: &str) -> Vec<String> {
         String::new()
     });
     names
-}
-
-fn row_placeholders(text: &str) -> Vec<String> {
-    text.match_indices("{row.")
-        .filter_map(|(i, m)| {
-            let rest = &text[i + m.len()..];
-            rest.find('}').map(|end| rest[..end].to_string())
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -11,16 +11,15 @@
 //! on top: a rule with an existing code replaces it, a table with an existing
 //! name replaces it, everything else is added.
 
+mod compile;
 mod kernels;
 mod load;
 pub mod template;
 mod types;
 
-use std::path::Path;
-
 pub use crate::snapshot::Component;
 pub use kernels::*;
-pub use load::MatrixError;
+pub use load::{MatrixError, Overlay};
 pub use types::*;
 
 /// The matrix files compiled into the binary: (path, contents), sorted.
@@ -34,8 +33,8 @@ pub const EMBEDDED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/embedd
 const PREBUILT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/matrix.bin"));
 
 impl Matrix {
-    /// The embedded matrix, plus any `--matrix` directories in order.
-    pub fn load(overlays: &[&Path]) -> Result<Self, Vec<MatrixError>> {
+    /// The embedded matrix, plus any `--matrix` layers in order.
+    pub fn load(overlays: &[Overlay]) -> Result<Self, Vec<MatrixError>> {
         load::load(PREBUILT, overlays)
     }
 
@@ -43,7 +42,8 @@ impl Matrix {
     /// what errors call it): the loader without a directory, for fuzzing
     /// and for tools that hold a matrix file in memory.
     pub fn load_with_overlay_text(name: &str, text: &str) -> Result<Self, Vec<MatrixError>> {
-        load::load_with_texts(PREBUILT, &[(name.to_string(), text.to_string())])
+        let files = vec![(name.to_string(), text.to_string())];
+        load::load(PREBUILT, &[Overlay { name: "(text)".into(), files }])
     }
 }
 

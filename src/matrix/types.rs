@@ -6,8 +6,10 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::template::Template;
 use super::{FunctionOps, ProviderKernels};
-use crate::snapshot::Component;
+use crate::snapshot::{Component, FactRef};
+pub use crate::snapshot::{FileFact, StackLibrary, StackPackage};
 use crate::version::Spec;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -233,30 +235,111 @@ impl fmt::Display for Condition {
     }
 }
 
-/// A condition on one fact, possibly written in terms of a table row
-/// (`"<={row.max_ir}"`); such templates are checked against every row at
-/// load time, so evaluation cannot meet a bad specifier.
+/// A condition on one fact. One written in terms of a table row
+/// (`"<={row.max_ir}"`) is compiled for every row of the rule's table when
+/// the matrix loads, so evaluation cannot meet a bad specifier; one naming
+/// another fact (`"is {torch.local}"`) is filled with that fact's value
+/// when the rule runs.
+#[derive(Clone, Debug)]
+pub enum Cond {
+    Fixed(Condition),
+    Template {
+        template: Template,
+        /// The condition for each row of the rule's table, by row index,
+        /// when the template names only row columns (set by the loader).
+        per_row: Vec<Condition>,
+    },
+}
+
+impl Cond {
+    /// A condition as written: fixed, or a template whose syntax is
+    /// checked once its placeholders are known.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        if text.contains('{') {
+            let template = Template::parse(text);
+            if template.slots().next().is_some() {
+                return Ok(Self::Template { template, per_row: Vec::new() });
+            }
+        }
+        Condition::parse(text).map(Self::Fixed)
+    }
+}
+
+impl fmt::Display for Cond {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Fixed(c) => write!(f, "{c}"),
+            Self::Template { template, .. } => write!(f, "{template}"),
+        }
+    }
+}
+
+/// A clause of a rule: a fact and what it must look like.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Clause {
-    pub fact: String,
-    pub condition: String,
+    pub fact: FactRef,
+    #[serde(with = "as_text")]
+    pub condition: Cond,
+    /// Where the clause was written.
+    pub origin: Origin,
 }
 
 /// `lookup: TABLE` picks a row of TABLE by the table's key fact;
 /// `lookup: TABLE by FACT` picks it by another fact (one CUDA table serves
-/// torch's and onnxruntime's CUDA versions).
+/// torch's and onnxruntime's CUDA versions), or, in a signature, by one of
+/// its named groups.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Lookup {
     pub table: String,
     pub by: Option<String>,
+    /// The fact the row is chosen by (`by`, else the table's key), as the
+    /// loader compiled it; `None` when `by` names a signature's group.
+    #[serde(skip)]
+    pub fact: Option<FactRef>,
+    /// Where the lookup was written.
+    pub origin: Origin,
 }
 
 impl Lookup {
     pub fn parse(text: &str) -> Self {
-        match text.split_once(" by ") {
-            Some((t, f)) => Self { table: t.trim().into(), by: Some(f.trim().into()) },
-            None => Self { table: text.trim().into(), by: None },
-        }
+        let (table, by) = match text.split_once(" by ") {
+            Some((t, f)) => (t.trim().into(), Some(f.trim().into())),
+            None => (text.trim().into(), None),
+        };
+        Self { table, by, fact: None, origin: Origin::default() }
+    }
+}
+
+/// The texts of a data rule, compiled: every `{placeholder}` a fact or a
+/// column of the rule's table (set by the loader).
+#[derive(Clone, Debug, Default)]
+pub struct Texts {
+    pub message: Template,
+    pub why: Template,
+    pub fixes: Vec<Template>,
+}
+
+/// Serialises a value as the text it was parsed from.
+mod as_text {
+    use std::fmt::Display;
+    use std::str::FromStr;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<T: Display, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(v)
+    }
+
+    pub fn deserialize<'de, T: FromStr<Err = String>, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl std::str::FromStr for Cond {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::parse(s)
     }
 }
 
@@ -280,7 +363,13 @@ impl fmt::Display for Origin {
 pub enum RuleKind {
     /// When the `when` clauses hold (after an optional table lookup), the
     /// `require` clauses must hold too; with no `require`, `when` alone fires.
-    Facts { when: Vec<Clause>, lookup: Option<Lookup>, require: Vec<Clause> },
+    Facts {
+        when: Vec<Clause>,
+        lookup: Option<Lookup>,
+        require: Vec<Clause>,
+        #[serde(skip)]
+        texts: Texts,
+    },
     /// A check Rust performs itself (import failures, declared requirements);
     /// the matrix supplies its text, severity and sources.
     Builtin,
@@ -426,65 +515,6 @@ pub struct LibraryWheel {
     pub dir: String,
 }
 
-/// A Python package the doctor imports and reports on (`stack:` in the
-/// matrix): how to import it, which distributions provide it, which runtime
-/// facts to read from it, and which of its shared libraries to resolve.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct StackPackage {
-    /// The doctor's name (`protobuf`): the prefix of its facts.
-    pub package: String,
-    /// What the probe imports (`google.protobuf`).
-    pub module: String,
-    pub component: Component,
-    /// Distributions that provide the module, preferred first.
-    pub distributions: Vec<String>,
-    /// Names `conda list` gives it (`pytorch`).
-    pub conda: Vec<String>,
-    /// Fact name → probe expression (`torch.version.cuda`).
-    pub facts: BTreeMap<String, String>,
-    /// The experiment the probe runs with the package imported.
-    pub trial: Option<String>,
-    /// Facts read from the package's files, without importing it.
-    pub files: BTreeMap<String, FileFact>,
-    /// Facts taken from a table's row for the installed version:
-    /// fact → (table, column).
-    pub table_facts: BTreeMap<String, (String, String)>,
-    pub libraries: Vec<StackLibrary>,
-}
-
-/// A fact read from a file inside a package: the first group of `pattern`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct FileFact {
-    /// Relative to site-packages (`torch/version.py`).
-    pub path: String,
-    pub pattern: String,
-}
-
-/// A shared library inside a package whose dependencies the doctor resolves.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct StackLibrary {
-    /// A stable name for reports (`onnxruntime-cuda-provider`).
-    pub role: String,
-    /// Relative to site-packages; a trailing `*` takes the first match.
-    pub path: String,
-    /// The builtin rule that words a library that cannot load.
-    pub check: String,
-    /// How that text names the library ("onnxruntime-gpu's CUDA provider").
-    pub what: String,
-    /// A table whose row, for the installed version of this package, fills
-    /// `{row.COLUMN}` in the check's fixes (`onnxruntime-gpu-builds`).
-    pub table: Option<String>,
-    /// A component this library serves (TensorRT for the TensorRT provider):
-    /// when the machine has none of it, `check_without` words the finding.
-    pub needs: Option<Component>,
-    pub check_without: Option<String>,
-    /// The package loads its pip wheels' libraries itself (torch does).
-    pub preloads_wheels: bool,
-    /// Words the finding when every missing library is in the
-    /// environment's own pip wheels and the package does not load them.
-    pub check_in_wheels: Option<String>,
-}
-
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Rule {
     pub code: String,
@@ -514,6 +544,9 @@ pub struct Row {
     pub versions: String,
     pub spec: Spec,
     pub values: BTreeMap<String, String>,
+    /// The table's `matches` columns of this row, compiled (set by the loader).
+    #[serde(skip)]
+    pub conditions: Vec<Condition>,
     pub sources: Vec<String>,
     pub origin: Origin,
 }
@@ -522,11 +555,15 @@ pub struct Row {
 pub struct Table {
     pub name: String,
     pub description: String,
-    /// The fact whose version selects a row (`onnxruntime`).
+    /// The fact whose version selects a row (`onnxruntime`), as written.
     pub key: String,
+    /// The key as the loader compiled it; `None` for a table only
+    /// signatures look up by a group of their own.
+    #[serde(skip)]
+    pub key_fact: Option<FactRef>,
     /// Extra facts a row must match, each against a column holding a
     /// condition (`torch.cuda` against the `cuda` column: `"==12.6.*"`).
-    pub matches: Vec<(String, String)>,
+    pub matches: Vec<(FactRef, String)>,
     pub columns: Vec<String>,
     pub rows: Vec<Row>,
     pub origin: Origin,

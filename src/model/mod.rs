@@ -437,8 +437,8 @@ fn external_file_problem(dir: &Path, location: &str) -> Option<ExternalProblem> 
         return Some(ExternalProblem::OutsideFolder);
     }
     let file = dir.join(path);
-    let Ok(meta) = std::fs::metadata(&file) else { return Some(ExternalProblem::Missing) };
-    let real = |p: &Path| std::fs::canonicalize(p).ok();
+    let Ok(meta) = crate::host::metadata(&file) else { return Some(ExternalProblem::Missing) };
+    let real = |p: &Path| crate::host::canonicalize(p).ok();
     match (real(&file), real(if dir.as_os_str().is_empty() { Path::new(".") } else { dir })) {
         (Some(f), Some(d)) if !f.starts_with(&d) => return Some(ExternalProblem::LinkOutside),
         _ => {}

@@ -23,7 +23,7 @@ use crate::version::Ver;
 pub fn read_distributions(site_dirs: &[PathBuf], watched: &BTreeSet<String>) -> Vec<Distribution> {
     let mut by_name: BTreeMap<String, Distribution> = BTreeMap::new();
     for dir in site_dirs {
-        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        let Ok(entries) = crate::host::read_dir(dir) else { continue };
         let mut names: Vec<String> =
             entries.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).collect();
         // Deterministic even when one directory holds two copies of a name.

@@ -29,7 +29,7 @@ pub struct ProbeOptions {
     /// Distributions whose `Requires-Dist` the checks need.
     pub watched: BTreeSet<String>,
     /// The Python packages to import, in order (the matrix's `stack:`).
-    pub stack: Vec<crate::matrix::StackPackage>,
+    pub stack: Vec<crate::snapshot::StackPackage>,
     /// `--nvml-lib`: where to load NVML from instead of `libnvidia-ml.so.1`.
     pub nvml_lib: Option<OsString>,
     /// `model FILE`: the model to try in the installed onnxruntime (a trial).
@@ -83,7 +83,7 @@ fn dedupe_by_interpreter(pythons: Vec<PythonEnv>) -> Vec<PythonEnv> {
             let key = match p.interpreter.found() {
                 Some(i) => Key::Interpreter(
                     i.prefix.clone(),
-                    std::fs::canonicalize(&i.executable).unwrap_or(i.executable.clone()),
+                    crate::host::canonicalize(&i.executable).unwrap_or(i.executable.clone()),
                 ),
                 None if !p.site_dirs.is_empty() => Key::Sites(p.site_dirs.clone()),
                 None => return true,

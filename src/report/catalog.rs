@@ -78,7 +78,7 @@ pub fn explain(rule: &Rule) -> String {
     let components: Vec<&str> = rule.components.iter().map(|c| c.as_str()).collect();
     let _ = write!(s, "Involves: {}\n\n", components.join(", "));
     let _ = write!(s, "Why:\n  {}\n\n", super::text::wrap(&as_template(&rule.why), 88, 2));
-    if let RuleKind::Facts { when, lookup, require } = &rule.kind {
+    if let RuleKind::Facts { when, lookup, require, .. } = &rule.kind {
         s.push_str("Fires when:\n");
         for c in when {
             let _ = writeln!(s, "  {} {}", c.fact, as_template(&c.condition.to_string()));

@@ -551,7 +551,8 @@ fn package_line(
 
 fn facts_summary(key: &str, facts: &crate::check::facts::Facts<'_>) -> String {
     use crate::check::facts::Fact;
-    let get = |k: &str| match facts.get(&format!("{key}.{k}")) {
+    use crate::snapshot::{Attr, FactKey};
+    let get = |k: &str| match facts.key(&FactKey::Of(key.into(), Attr::Declared(k.into()))) {
         Fact::Text(t) => Some(t),
         Fact::List(l) => Some(l.join(", ")),
         _ => None,

@@ -13,11 +13,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::version::Ver;
 
+pub mod key;
 pub mod model;
 pub mod nvidia;
+pub mod plan;
 pub mod vocab;
 
+pub use key::{Attr, FactKey, FactRef, MachineFact, ModelFact, PackageFacts, Vocabulary};
 pub use nvidia::Nvidia;
+pub use plan::{FileFact, StackLibrary, StackPackage};
 pub use vocab::{Assumption, Component, Expectation, Library, normalize_name};
 
 /// Bumped whenever a saved snapshot would be read differently.

@@ -177,7 +177,7 @@ impl Listings {
         }
         let mut map = self.0.borrow_mut();
         let names = map.entry(dir.to_path_buf()).or_insert_with(|| {
-            std::fs::read_dir(dir).ok().map(|rd| rd.filter_map(|e| Some(e.ok()?.file_name())).collect())
+            crate::host::read_dir(dir).ok().map(|rd| rd.filter_map(|e| Some(e.ok()?.file_name())).collect())
         });
         // Listed, then checked: a dangling symlink is listed but loads nothing.
         names.as_ref().is_some_and(|n| n.contains(std::ffi::OsStr::new(name))) && dir.join(name).exists()

@@ -41,11 +41,11 @@ impl Copies {
         if !self.named.insert(dir.to_path_buf()) {
             return;
         }
-        let identity = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let identity = crate::host::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         if !self.resolved.insert(identity) {
             return;
         }
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = crate::host::read_dir(dir) else { return };
         let mut names: Vec<String> = entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect();
         names.sort();
         for file in names {
@@ -67,7 +67,7 @@ pub fn collapse_symlinks(copies: Vec<LibraryCopy>) -> Vec<LibraryCopy> {
     let mut by_target: BTreeMap<PathBuf, LibraryCopy> = BTreeMap::new();
     let mut order: Vec<PathBuf> = Vec::new();
     for c in copies {
-        let target = std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
+        let target = crate::host::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
         match by_target.get_mut(&target) {
             Some(kept) => {
                 if c.file.len() > kept.file.len() {
@@ -96,7 +96,7 @@ pub fn toolkits(host: &Host) -> Vec<Toolkit> {
         }
     }
     let local = host.system_path("/usr/local");
-    if let Ok(rd) = std::fs::read_dir(&local) {
+    if let Ok(rd) = crate::host::read_dir(&local) {
         let mut names: Vec<String> = rd
             .filter_map(|e| e.ok()?.file_name().into_string().ok())
             .filter(|n| n == "cuda" || n.starts_with("cuda-"))
@@ -114,7 +114,7 @@ pub fn toolkits(host: &Host) -> Vec<Toolkit> {
         if !root.is_dir() {
             continue;
         }
-        let real = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
+        let real = crate::host::canonicalize(&root).unwrap_or_else(|_| root.clone());
         if !seen.insert(real) {
             continue;
         }

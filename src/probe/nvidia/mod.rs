@@ -19,7 +19,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::host::{FileKind, Host};
-use crate::matrix::StackPackage;
+use crate::snapshot::StackPackage;
 use crate::snapshot::nvidia::{
     ContainerGpu, Driver, Gpu, LibraryCopy, LinkReport, Nvidia, NvmlState, Toolkit,
 };
@@ -72,7 +72,7 @@ pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
 /// The `/dev/nvidiaN` nodes a process needs to reach the GPUs (a container
 /// started without GPU access has the driver's files but none of these).
 fn device_nodes(host: &Host) -> Option<u32> {
-    let entries = std::fs::read_dir(host.system_path("/dev")).ok()?;
+    let entries = crate::host::read_dir(host.system_path("/dev")).ok()?;
     let count = entries
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|n| {
@@ -262,7 +262,7 @@ fn link_targets(site: &Path, stack: &[StackPackage]) -> Vec<(String, PathBuf)> {
             Some(prefix) => {
                 let path = site.join(prefix);
                 let (dir, stem) = (path.parent().unwrap_or(site), path.file_name().and_then(|n| n.to_str()));
-                let mut matches: Vec<PathBuf> = std::fs::read_dir(dir)
+                let mut matches: Vec<PathBuf> = crate::host::read_dir(dir)
                     .map(|rd| {
                         rd.filter_map(|e| e.ok().map(|e| e.path()))
                             .filter(|p| {
@@ -284,7 +284,7 @@ fn link_targets(site: &Path, stack: &[StackPackage]) -> Vec<(String, PathBuf)> {
 }
 
 fn glob_dirs(parent: &Path, prefix: &str) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(parent) else { return Vec::new() };
+    let Ok(rd) = crate::host::read_dir(parent) else { return Vec::new() };
     let mut dirs: Vec<PathBuf> = rd
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
@@ -345,6 +345,6 @@ fn distinct_dirs(dirs: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
     let mut named = std::collections::HashSet::new();
     let mut resolved = std::collections::HashSet::new();
     dirs.filter(|d| named.insert(d.clone()))
-        .filter(|d| resolved.insert(std::fs::canonicalize(d).unwrap_or_else(|_| d.clone())))
+        .filter(|d| resolved.insert(crate::host::canonicalize(d).unwrap_or_else(|_| d.clone())))
         .collect()
 }

@@ -72,9 +72,9 @@ fn interpreter_in(path: &Path) -> PathBuf {
 /// The environment directory of a venv interpreter, else its real path.
 fn identity(executable: &Path) -> PathBuf {
     if let Some(env) = venv_root(executable) {
-        return std::fs::canonicalize(&env).unwrap_or(env);
+        return crate::host::canonicalize(&env).unwrap_or(env);
     }
-    std::fs::canonicalize(executable).unwrap_or_else(|_| executable.to_path_buf())
+    crate::host::canonicalize(executable).unwrap_or_else(|_| executable.to_path_buf())
 }
 
 /// `<env>/bin/python` with `<env>/pyvenv.cfg` beside `bin`.

@@ -56,7 +56,7 @@ pub fn guess(host: &Host, executable: &Path) -> Result<Layout, String> {
         return finish(version, kind, site_dirs, executable);
     }
 
-    let real = std::fs::canonicalize(executable).map_err(|e| format!("{}: {e}", executable.display()))?;
+    let real = crate::host::canonicalize(executable).map_err(|e| format!("{}: {e}", executable.display()))?;
     let prefix = real
         .parent()
         .and_then(Path::parent)
@@ -139,7 +139,7 @@ fn file_name_version(exe: &Path) -> Option<String> {
 
 /// The one `lib/pythonX.Y` of a prefix, when there is exactly one.
 fn single_lib_version(prefix: &Path) -> Option<String> {
-    let mut found = std::fs::read_dir(prefix.join("lib"))
+    let mut found = crate::host::read_dir(prefix.join("lib"))
         .ok()?
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter_map(|n| file_name_version(Path::new(&n)));
@@ -153,7 +153,7 @@ fn lib_site_dirs(prefix: &Path, xy: Option<&str>) -> Vec<PathBuf> {
         let libdir = prefix.join(lib);
         let versions: Vec<String> = match xy {
             Some(xy) => vec![format!("python{xy}")],
-            None => std::fs::read_dir(&libdir)
+            None => crate::host::read_dir(&libdir)
                 .map(|rd| {
                     let mut v: Vec<String> = rd
                         .filter_map(|e| e.ok()?.file_name().into_string().ok())

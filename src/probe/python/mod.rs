@@ -28,9 +28,9 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 use crate::host::{CommandOutput, Exit, Host, RunError};
-use crate::matrix::StackPackage;
 use crate::probe::ProbeOptions;
 use crate::probe::dists::read_distributions;
+use crate::snapshot::StackPackage;
 use crate::snapshot::{EnvKind, ImportProbe, ImportStatus, Interpreter, Probed, PythonEnv};
 use crate::version::Ver;
 
@@ -356,7 +356,7 @@ pub(crate) fn distinct_dirs(dirs: impl IntoIterator<Item = PathBuf>) -> Vec<Path
     let mut seen = Vec::new();
     dirs.into_iter()
         .filter(|d| {
-            let real = std::fs::canonicalize(d).unwrap_or_else(|_| d.clone());
+            let real = crate::host::canonicalize(d).unwrap_or_else(|_| d.clone());
             if seen.contains(&real) {
                 false
             } else {
