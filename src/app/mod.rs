@@ -26,10 +26,35 @@ use terminal::{Progress, emit};
 /// An error that ends the run, with the exit code it maps to.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
+    /// The command line asks for what cannot be done.
     #[error("{0}")]
     Usage(String),
-    #[error("{0}")]
-    CannotEvaluate(String),
+    /// The `--matrix` layers could not be read, or do not load.
+    #[error("the compatibility matrix is invalid:{}", .0.iter().map(|e| format!("\n  {e}")).collect::<String>())]
+    Matrix(Vec<String>),
+    /// An input could not be read (`what` names it).
+    #[error("cannot read {what}: {source}")]
+    Read {
+        what: String,
+        #[source]
+        source: host::ReadError,
+    },
+    /// An input was read and is not what it should be.
+    #[error("cannot read {what}: {why}")]
+    Unreadable { what: String, why: String },
+    /// The model file could not be read as a model.
+    #[error(transparent)]
+    Model(#[from] crate::model::ModelError),
+    /// A report could not be redacted, so none was written.
+    #[error("the report could not be redacted ({0}); nothing was written (--no-redact writes it as it is)")]
+    Redaction(String),
+    /// A report could not be written (`what` says which, and where).
+    #[error("cannot write {what}: {source}")]
+    Write {
+        what: String,
+        #[source]
+        source: host::WriteError,
+    },
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
@@ -37,8 +62,12 @@ pub enum AppError {
 impl AppError {
     pub fn exit_code(&self) -> u8 {
         match self {
-            Self::Usage(_) | Self::Io(_) => exit::USAGE,
-            Self::CannotEvaluate(_) => exit::NOT_EVALUATED,
+            Self::Usage(_) | Self::Write { .. } | Self::Io(_) => exit::USAGE,
+            Self::Matrix(_)
+            | Self::Read { .. }
+            | Self::Unreadable { .. }
+            | Self::Model(_)
+            | Self::Redaction(_) => exit::NOT_EVALUATED,
         }
     }
 }
@@ -55,17 +84,17 @@ pub fn run(cli: Cli) -> Result<u8, AppError> {
     let s = &settings;
     refuse_output_over_input(s, &cli.command)?;
     match &cli.command {
-        None | Some(Command::Check(_)) => judge(s, &matrix, None, s.format),
-        Some(Command::Report { .. }) => judge(s, &matrix, None, Format::Markdown),
+        None | Some(Command::Check(_)) => judge(s, &matrix, Given::Nothing, s.format),
+        Some(Command::Report { .. }) => judge(s, &matrix, Given::Nothing, Format::Markdown),
         Some(Command::Model { file, targets, .. }) => model(s, &matrix, file, targets),
         Some(Command::Diagnose { input, .. }) => {
             let text = read_input(input.as_deref())?;
             if crate::snapshot::looks_saved(&text) {
                 let name = input.as_deref().map_or("standard input".into(), |p| p.display().to_string());
-                let snapshot = crate::snapshot::Snapshot::from_saved(&text).map_err(|e| {
-                    AppError::CannotEvaluate(format!("cannot read the doctor report in {name}: {e}"))
+                let snapshot = crate::snapshot::Snapshot::from_saved(&text).map_err(|why| {
+                    AppError::Unreadable { what: format!("the doctor report in {name}"), why }
                 })?;
-                return judge(s, &matrix, Some(snapshot), s.format);
+                return judge(s, &matrix, Given::Saved(snapshot), s.format);
             }
             // JUnit holds one report; several environments are judged as one there.
             let envs = match s.format {
@@ -75,7 +104,7 @@ pub fn run(cli: Cli) -> Result<u8, AppError> {
             if envs.len() > 1 {
                 return judge_environments(s, &matrix, envs);
             }
-            judge(s, &matrix, Some(crate::import::import(&text, &matrix)), s.format)
+            judge(s, &matrix, Given::Saved(crate::import::import(&text, &matrix)), s.format)
         }
         Some(Command::Rules { format, .. }) => {
             let rendered = match format {
@@ -123,21 +152,14 @@ fn today() -> i64 {
 }
 
 fn load_matrix(dirs: &[PathBuf]) -> Result<Matrix, AppError> {
-    let invalid = |errors: &[String]| {
-        let mut msg = String::from("the compatibility matrix is invalid:");
-        for e in errors {
-            msg.push_str(&format!("\n  {e}"));
-        }
-        AppError::CannotEvaluate(msg)
-    };
     let (overlays, unreadable): (Vec<_>, Vec<_>) =
         dirs.iter().map(|d| read_overlay(d)).partition(Result::is_ok);
     if !unreadable.is_empty() {
-        return Err(invalid(&unreadable.into_iter().filter_map(Result::err).collect::<Vec<_>>()));
+        return Err(AppError::Matrix(unreadable.into_iter().filter_map(Result::err).collect()));
     }
     let overlays: Vec<Overlay> = overlays.into_iter().filter_map(Result::ok).collect();
     Matrix::load(&overlays)
-        .map_err(|errors| invalid(&errors.iter().map(ToString::to_string).collect::<Vec<_>>()))
+        .map_err(|errors| AppError::Matrix(errors.iter().map(ToString::to_string).collect()))
 }
 
 /// The `.yaml` files of one `--matrix` directory, sorted by name.
@@ -183,7 +205,7 @@ fn probe_options(s: &Settings, matrix: &Matrix, fast: bool) -> ProbeOptions {
 /// `model FILE [--target onnxruntime==1.17.1]`: the model's facts beside the
 /// installed runtimes (read with the fast probe), or the targets alone.
 fn model(s: &Settings, matrix: &Matrix, file: &Path, targets: &[String]) -> Result<u8, AppError> {
-    let facts = crate::model::read(file).map_err(|e| AppError::CannotEvaluate(e.to_string()))?;
+    let facts = crate::model::read(file)?;
     let mut parsed = BTreeMap::new();
     for t in targets {
         let (name, version) = parse_target(t)?;
@@ -215,7 +237,7 @@ fn model(s: &Settings, matrix: &Matrix, file: &Path, targets: &[String]) -> Resu
     };
     snapshot.model = Some(facts);
     snapshot.targets = parsed;
-    judge(s, matrix, Some(snapshot), s.format)
+    judge(s, matrix, Given::ProbedHere(snapshot), s.format)
 }
 
 /// `--target NAME==VERSION`, for the runtimes a model is judged against.
@@ -262,7 +284,7 @@ fn fleet(s: &Settings, matrix: &Matrix, reports: &[PathBuf], format: FleetFormat
 fn read_input(path: Option<&Path>) -> Result<String, AppError> {
     let bytes = match path {
         Some(p) if p != Path::new("-") => host::read_bytes(p, FileKind::Paste)
-            .map_err(|e| AppError::CannotEvaluate(format!("cannot read {}: {e}", p.display())))?,
+            .map_err(|source| AppError::Read { what: p.display().to_string(), source })?,
         _ => {
             // A person who typed `onnx-doctor diagnose` would otherwise face
             // a silent cursor.
@@ -272,7 +294,7 @@ fn read_input(path: Option<&Path>) -> Result<String, AppError> {
                 );
             }
             host::read_capped(std::io::stdin().lock(), FileKind::Paste.cap())
-                .map_err(|e| AppError::CannotEvaluate(format!("cannot read standard input: {e}")))?
+                .map_err(|source| AppError::Read { what: "standard input".into(), source })?
         }
     };
     Ok(decode_paste(bytes))
@@ -346,28 +368,41 @@ fn refuse_output_over_input(s: &Settings, command: &Option<Command>) -> Result<(
 
 /// Reads `--snapshot FILE`: a saved snapshot or report.
 fn read_snapshot(path: &Path) -> Result<Snapshot, AppError> {
-    let unreadable =
-        |why: String| AppError::CannotEvaluate(format!("cannot read snapshot {}: {why}", path.display()));
-    let text = host::read_text(path, FileKind::Report).map_err(|e| unreadable(e.to_string()))?;
-    Snapshot::from_saved(&text).map_err(unreadable)
+    let what = format!("snapshot {}", path.display());
+    let text = host::read_text(path, FileKind::Report)
+        .map_err(|source| AppError::Read { what: what.clone(), source })?;
+    Snapshot::from_saved(&text).map_err(|why| AppError::Unreadable { what, why })
+}
+
+/// What a judgement starts from.
+enum Given {
+    /// Nothing: probe this machine (or read `--snapshot`).
+    Nothing,
+    /// A snapshot of this machine.
+    ProbedHere(Snapshot),
+    /// A saved report or a paste: another machine's, whose own names
+    /// are what redaction removes.
+    Saved(Snapshot),
 }
 
 /// Probes (or takes the given snapshot), judges and renders: the heart of
 /// `check`, `report`, `diagnose` and `model`.
-fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format) -> Result<u8, AppError> {
+fn judge(s: &Settings, matrix: &Matrix, given: Given, format: Format) -> Result<u8, AppError> {
     let host = machine(s);
-    let snapshot = match (given, &s.snapshot) {
-        (Some(snap), _) => snap,
-        (None, Some(path)) => read_snapshot(path)?,
-        (None, None) => {
+    let (snapshot, saved) = match (given, &s.snapshot) {
+        (Given::ProbedHere(snap), _) => (snap, false),
+        (Given::Saved(snap), _) => (snap, true),
+        (Given::Nothing, Some(path)) => (read_snapshot(path)?, true),
+        (Given::Nothing, None) => {
             let _progress = Progress::start(s.fast);
-            probe(&host, &probe_options(s, matrix, s.fast))
+            (probe(&host, &probe_options(s, matrix, s.fast)), false)
         }
     };
-    let (report, code, rendered) = judged(s, matrix, &host, snapshot, format)?;
+    let identity = if saved { Identity::Saved } else { Identity::Host(&host) };
+    let (report, code, rendered) = judged(s, matrix, identity, snapshot, format)?;
     emit(s.output.as_deref(), &rendered)?;
     if let Some(path) = &s.json {
-        emit(Some(path), &(side_json(s, &host, &report) + "\n"))?;
+        emit(Some(path), &(side_json(s, identity, &report) + "\n"))?;
     }
     if format == Format::Github {
         // The job's summary page shows the whole report; it is public on a
@@ -378,7 +413,7 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
         let summary = match (s.redacts(Format::Markdown), s.redacts(format)) {
             (false, _) => markdown::render(&report, matrix, code),
             (true, already) => {
-                let redactor = Redactor::new(&host, &report.snapshot);
+                let redactor = identity.redactor(&report.snapshot);
                 let redacted = match already {
                     true => std::borrow::Cow::Borrowed(&report),
                     false => std::borrow::Cow::Owned(redact_fields(&redactor, &report)?),
@@ -391,22 +426,36 @@ fn judge(s: &Settings, matrix: &Matrix, given: Option<Snapshot>, format: Format)
     Ok(code)
 }
 
+/// Whose names redaction removes from a report.
+#[derive(Clone, Copy)]
+enum Identity<'h> {
+    /// This machine's, which was probed.
+    Host(&'h Host),
+    /// The ones written in a saved report or paste.
+    Saved,
+}
+
+impl Identity<'_> {
+    fn redactor(self, snapshot: &Snapshot) -> Redactor {
+        match self {
+            Self::Host(host) => Redactor::new(host, snapshot),
+            Self::Saved => Redactor::for_saved(snapshot),
+        }
+    }
+}
+
 /// `report` with every value redacted by its field; an error, never the
 /// report as it was, when that cannot be done.
 fn redact_fields(redactor: &Redactor, report: &Report) -> Result<Report, AppError> {
-    report.map_strings_in(false, &|field, v| redactor.apply_field(field, v)).map_err(|e| {
-        AppError::CannotEvaluate(format!(
-            "the report could not be redacted ({e}); nothing was written (--no-redact writes it as it is)"
-        ))
-    })
+    report.map_strings_in(false, &|field, v| redactor.apply_field(field, v)).map_err(AppError::Redaction)
 }
 
 /// A report as JSON for `--json` (and for each environment of a split
 /// paste), with the host-derived values redacted as the JSON format asks.
-fn side_json(s: &Settings, host: &Host, report: &Report) -> String {
+fn side_json(s: &Settings, identity: Identity<'_>, report: &Report) -> String {
     let json = serde_json::to_string_pretty(report).expect("a report serialises");
     match s.redacts(Format::Json) {
-        true => Redactor::new(host, &report.snapshot).apply_rendered(&json),
+        true => identity.redactor(&report.snapshot).apply_rendered(&json),
         false => json,
     }
 }
@@ -416,7 +465,7 @@ fn side_json(s: &Settings, host: &Host, report: &Report) -> String {
 fn judged(
     s: &Settings,
     matrix: &Matrix,
-    host: &Host,
+    identity: Identity<'_>,
     mut snapshot: Snapshot,
     format: Format,
 ) -> Result<(Report, u8, String), AppError> {
@@ -424,7 +473,7 @@ fn judged(
         snapshot.assume(a);
     }
     snapshot.expectations.extend(s.expectations.iter().cloned());
-    let redactor = s.redacts(format).then(|| Redactor::new(host, &snapshot));
+    let redactor = s.redacts(format).then(|| identity.redactor(&snapshot));
     let judgement = check(&snapshot, matrix);
     let report = Report::new(snapshot, matrix, judgement).with_today(today());
     let code = report.exit_code(s.fail_on);
@@ -497,14 +546,13 @@ fn judge_environments(
     matrix: &Matrix,
     envs: Vec<crate::import::Environment>,
 ) -> Result<u8, AppError> {
-    let host = machine(s);
     let mut codes = Vec::new();
     let mut out = String::new();
     let mut json = Vec::new();
     for env in envs {
         let (first, last) = env.lines;
         let where_ = format!("{} (lines {first}-{last})", env.label);
-        let (report, code, rendered) = judged(s, matrix, &host, env.snapshot, s.format)?;
+        let (report, code, rendered) = judged(s, matrix, Identity::Saved, env.snapshot, s.format)?;
         codes.push(code);
         match s.format {
             Format::Json => {}
@@ -514,7 +562,7 @@ fn judge_environments(
         }
         // The JSON of this environment, for the output or for --json.
         if s.format == Format::Json || s.json.is_some() {
-            let value: serde_json::Value = serde_json::from_str(&side_json(s, &host, &report))
+            let value: serde_json::Value = serde_json::from_str(&side_json(s, Identity::Saved, &report))
                 .unwrap_or_else(|_| serde_json::to_value(&report).expect("a report serialises"));
             json.push(serde_json::json!({ "label": env.label, "lines": [first, last], "report": value }));
         }

@@ -18,7 +18,7 @@ use crate::host;
 pub fn emit(output: Option<&Path>, text: &str) -> Result<(), AppError> {
     match output {
         Some(path) => host::write_whole(path, text.as_bytes())
-            .map_err(|e| AppError::Usage(format!("cannot write the report to {}: {e}", path.display()))),
+            .map_err(|source| AppError::Write { what: format!("the report to {}", path.display()), source }),
         None if host::interrupted() => Ok(()),
         None => {
             let mut out = std::io::stdout().lock();
@@ -36,7 +36,7 @@ pub fn append_step_summary(markdown: &str) -> Result<(), AppError> {
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else { return Ok(()) };
     let path = Path::new(&path);
     host::append_regular(path, format!("{markdown}\n").as_bytes())
-        .map_err(|e| AppError::Usage(format!("cannot write the job summary to {}: {e}", path.display())))
+        .map_err(|source| AppError::Write { what: format!("the job summary to {}", path.display()), source })
 }
 
 /// "probing… 2.4 s" on stderr while the probe imports the stack, for a

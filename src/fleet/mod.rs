@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::matrix::{Matrix, Severity};
-use crate::snapshot::{Component, Probed, PythonEnv, SCHEMA_VERSION, Snapshot};
+use crate::snapshot::saved::{self, SavedReport};
+use crate::snapshot::{Component, Probed, PythonEnv, Snapshot};
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Fleet {
@@ -77,19 +78,6 @@ pub struct Group {
     pub examples: Vec<String>,
 }
 
-/// The parts of a report the fleet reads.
-#[derive(Deserialize)]
-struct NodeReport {
-    findings: Vec<NodeFinding>,
-    snapshot: Snapshot,
-}
-
-#[derive(Deserialize)]
-struct NodeFinding {
-    code: String,
-    severity: Severity,
-}
-
 /// How many example nodes a finding or a version group keeps.
 const EXAMPLES: usize = 5;
 
@@ -123,20 +111,13 @@ impl Acc<'_> {
 
     /// One report's text: parsed, checked for its schema, added.
     fn add_text(&mut self, node: &str, source: &str, text: &str) {
-        match serde_json::from_str::<NodeReport>(text) {
-            Ok(report) => self.add(node, source, &report),
-            Err(e) => self.unreadable(source, format!("not an onnx-doctor JSON report ({e})")),
+        match saved::read_report(text) {
+            Ok(report) => self.add(node, &report),
+            Err(why) => self.unreadable(source, why),
         }
     }
 
-    fn add(&mut self, node: &str, source: &str, report: &NodeReport) {
-        let version = report.snapshot.schema_version;
-        if version != SCHEMA_VERSION {
-            let why =
-                format!("skipped: snapshot schema {version}, and this doctor reads schema {SCHEMA_VERSION}");
-            self.unreadable(source, why);
-            return;
-        }
+    fn add(&mut self, node: &str, report: &SavedReport) {
         self.fleet.nodes += 1;
         let mut seen = BTreeSet::new();
         for f in &report.findings {
@@ -301,9 +282,9 @@ fn read_stream(acc: &mut Acc<'_>, input: impl Read, source: &str) {
     for (i, item) in stream.enumerate() {
         since.set(0);
         let name = format!("{source}#{}", i + 1);
-        match item.map(serde_json::from_value::<NodeReport>) {
-            Ok(Ok(report)) => acc.add(&name, &name, &report),
-            Ok(Err(e)) => acc.unreadable(name, format!("not an onnx-doctor JSON report ({e})")),
+        match item.map(saved::report_from_value) {
+            Ok(Ok(report)) => acc.add(&name, &report),
+            Ok(Err(why)) => acc.unreadable(name, why),
             Err(e) => {
                 acc.unreadable(format!("{source} after report {i}"), e.to_string());
                 break; // the rest of the stream cannot be trusted to resynchronise

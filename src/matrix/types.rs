@@ -9,32 +9,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::template::Template;
 use super::{FunctionOps, ProviderKernels};
 use crate::snapshot::{Component, FactRef};
-pub use crate::snapshot::{FileFact, StackLibrary, StackPackage};
+pub use crate::snapshot::{FileFact, Severity, StackLibrary, StackPackage};
 use crate::version::Spec;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Info => "info",
-            Self::Warning => "warning",
-            Self::Error => "error",
-        }
-    }
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
-}
 
 /// The checks Rust performs itself. Each is worded by the matrix rule of
 /// the same code (`builtin: true`), which gives it its severity, texts and

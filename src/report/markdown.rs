@@ -64,7 +64,7 @@ fn render_cut(report: &Report, matrix: &Matrix, exit_code: u8, cut: Cut) -> Stri
 
 fn header(out: &mut String, report: &Report, exit_code: u8) {
     let s = &report.summary;
-    let _ = writeln!(out, "## onnx-doctor report\n");
+    let _ = writeln!(out, "{}\n", crate::snapshot::saved::MARKDOWN_HEADING);
     let _ = writeln!(
         out,
         "**Verdict: {}** — {} errors, {} warnings, {} checks not evaluated (exit {exit_code})\n",
@@ -174,11 +174,8 @@ fn snapshot(out: &mut String, report: &Report, matrix: &Matrix, cut: Cut) {
     } else {
         serde_json::to_string_pretty(&report.snapshot).unwrap_or_default()
     };
-    let _ = writeln!(
-        out,
-        "<details><summary>Snapshot (re-check with <code>onnx-doctor --snapshot FILE</code>)</summary>\n\n{}\n\n</details>",
-        code_block("json", &crate::escape::json_text(&json))
-    );
+    let fenced = code_block("json", &crate::escape::json_text(&json));
+    let _ = writeln!(out, "{}", crate::snapshot::saved::markdown_block(&fenced));
 }
 
 /// An autolink for a source URL; anything that is not a plain URL is text.

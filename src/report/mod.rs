@@ -419,4 +419,25 @@ mod tests {
         assert!(broken.is_err(), "a report that cannot be redacted came back");
         assert!(report.map_strings(false, &|s| s.to_string()).is_ok());
     }
+
+    #[test]
+    fn every_saved_form_reads_back_through_the_one_owner_of_the_format() {
+        use crate::snapshot::saved;
+        let matrix = Matrix::load(&[]).unwrap();
+        let snapshot = crate::import::import("torch==2.1.0\nnumpy==2.0.0\nonnxruntime==1.17.1\n", &matrix);
+        let report = Report::new(snapshot.clone(), &matrix, crate::check::check(&snapshot, &matrix));
+        let json = serde_json::to_string_pretty(&report).unwrap();
+        let back = saved::read_report(&json).unwrap();
+        let codes = |f: &[Finding]| f.iter().map(|f| (f.code.clone(), f.severity)).collect::<Vec<_>>();
+        let read: Vec<_> = back.findings.iter().map(|f| (f.code.clone(), f.severity)).collect();
+        assert_eq!(read, codes(&report.findings));
+        assert!(saved::looks_saved(&json));
+        let from_json = saved::read_snapshot(&json).unwrap();
+        let markdown = markdown::render(&report, &matrix, 1);
+        assert!(saved::looks_saved(&markdown), "{markdown}");
+        let from_markdown = saved::read_snapshot(&markdown).unwrap();
+        let same = |s: &crate::snapshot::Snapshot| serde_json::to_value(s).unwrap();
+        assert_eq!(same(&from_json), same(&report.snapshot));
+        assert_eq!(same(&from_markdown), same(&report.snapshot));
+    }
 }

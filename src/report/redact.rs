@@ -622,38 +622,114 @@ pub struct Redactor {
     versions: BTreeSet<String>,
 }
 
-impl Redactor {
-    pub fn new(host: &Host, snapshot: &Snapshot) -> Self {
-        let mut literals: Vec<(String, String)> = Vec::new();
+/// The names that identify whoever a report is about: literal values
+/// (a home directory, a secret) and whole words (user and host names).
+#[derive(Default)]
+struct Names {
+    literals: Vec<(String, String)>,
+    words: Vec<(String, &'static str)>,
+}
+
+impl Names {
+    /// This machine's: its secrets, home, user and host name.
+    fn of_host(host: &Host) -> Self {
+        let mut n = Self::default();
         for (name, value) in host.env_pairs() {
             let upper = name.to_ascii_uppercase();
             if SECRET_WORDS.iter().any(|w| upper.contains(w)) && !innocuous(&value) {
-                literals.push((value, format!("<secret:{name}>")));
+                n.literals.push((value, format!("<secret:{name}>")));
             }
         }
         if let Some(home) = host.env_str("HOME").filter(|h| h.len() > 1 && h != "/") {
-            literals.push((home.trim_end_matches('/').to_string(), "<home>".into()));
+            n.literals.push((home.trim_end_matches('/').to_string(), "<home>".into()));
         }
-        literals.sort_by_key(|l| std::cmp::Reverse(l.0.len()));
-
-        let mut words = Vec::new();
-        let mut names: Vec<(String, &str)> = Vec::new();
         for var in ["USER", "LOGNAME", "USERNAME"] {
             if let Some(u) = host.env_str(var) {
-                names.push((u, "<user>"));
+                n.words.push((u, "<user>"));
             }
         }
         if let Some(home) = host.env_str("HOME")
             && let Some(base) = std::path::Path::new(&home).file_name().and_then(|b| b.to_str())
         {
-            names.push((base.to_string(), "<user>"));
+            n.words.push((base.to_string(), "<user>"));
         }
         if let Some(h) = host.hostname() {
-            names.push((h.clone(), "<host>"));
-            if let Some(short) = h.split('.').next() {
-                names.push((short.to_string(), "<host>"));
+            n.host(&h);
+        }
+        n
+    }
+
+    /// The ones a saved report or a paste shows of its own machine: the
+    /// home directories in its paths and the user and host of a shell
+    /// prompt. This machine's names say nothing about it.
+    fn within(snapshot: &Snapshot) -> Self {
+        let mut n = Self::default();
+        let value = serde_json::to_value(snapshot).unwrap_or_default();
+        let mut texts = Vec::new();
+        strings_of(&value, &mut texts);
+        for text in texts {
+            for c in SAVED_HOME.captures_iter(text) {
+                n.literals.push((c[1].to_string(), "<home>".into()));
+                n.words.push((c[2].to_string(), "<user>"));
+            }
+            for c in PROMPT.captures_iter(text) {
+                n.words.push((c[1].to_string(), "<user>"));
+                n.host(&c[2]);
             }
         }
+        n.literals.sort();
+        n.literals.dedup();
+        n
+    }
+
+    fn host(&mut self, h: &str) {
+        self.words.push((h.to_string(), "<host>"));
+        if let Some(short) = h.split('.').next() {
+            self.words.push((short.to_string(), "<host>"));
+        }
+    }
+}
+
+/// Every string inside a JSON value.
+fn strings_of<'v>(value: &'v serde_json::Value, out: &mut Vec<&'v str>) {
+    match value {
+        serde_json::Value::String(s) => out.push(s),
+        serde_json::Value::Array(a) => a.iter().for_each(|v| strings_of(v, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|v| strings_of(v, out)),
+        _ => {}
+    }
+}
+
+/// A home directory in a path of a saved report: the directory and the
+/// account name (`/home/alice`, `/Users/alice`, `C:\Users\alice`).
+static SAVED_HOME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)((?:/home|/Users|[A-Z]:\\Users)[/\\]([A-Za-z0-9][A-Za-z0-9._-]{2,31}))(?:[/\\]|\b)")
+        .expect("a valid regex")
+});
+
+/// A shell prompt: `alice@gpu-box:~$`, `[alice@gpu-box project]$`.
+static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?m)(?:^|\[)([a-z_][a-z0-9_-]{2,31})@([A-Za-z0-9][A-Za-z0-9.-]{2,62})(?::[~/]| [^\]\s]*\][$#])",
+    )
+    .expect("a valid regex")
+});
+
+impl Redactor {
+    /// For a report probed on this machine.
+    pub fn new(host: &Host, snapshot: &Snapshot) -> Self {
+        Self::with_names(Names::of_host(host), snapshot)
+    }
+
+    /// For a saved report or a paste, judged here but about another machine.
+    pub fn for_saved(snapshot: &Snapshot) -> Self {
+        Self::with_names(Names::within(snapshot), snapshot)
+    }
+
+    fn with_names(names: Names, snapshot: &Snapshot) -> Self {
+        let Names { mut literals, words: mut names } = names;
+        literals.sort_by_key(|l| std::cmp::Reverse(l.0.len()));
+        let mut words = Vec::new();
         names.sort();
         names.dedup();
         let vocabulary = report_words(snapshot);
@@ -859,6 +935,31 @@ mod tests {
         let r = Redactor::new(&host, &Snapshot::new("test", crate::snapshot::ProbeMode::Pasted));
         let text = "/home/me/a /home/ada/venvs/x/bin/python /Users/bob/.venv C:\\Users\\eve\\env /homework";
         assert_eq!(r.apply(text), "<home>/a <home>/venvs/x/bin/python <home>/.venv <home>\\env /homework");
+    }
+
+    #[test]
+    fn a_saved_report_is_redacted_by_its_own_names_not_this_machines() {
+        // A saved report of alice's machine, with a prompt in its evidence.
+        let snapshot: Snapshot = serde_json::from_value(serde_json::json!({
+            "schema_version": crate::snapshot::SCHEMA_VERSION, "probed_by": "test", "mode": "fast",
+            "system": {"not_evaluated": "fixture"},
+            "pythons": [
+                {"executable": "/home/alice/venvs/x/bin/python", "source": "flag", "version": {"found": "3.11.9"},
+                 "kind": "venv", "interpreter": {"not_evaluated": "fixture"}, "site_dirs": [], "imports": [],
+                 "distributions": {"not_evaluated": "fixture"}}],
+            "nvidia": {"not_evaluated": "fixture"},
+            "pasted": {"facts": [], "lines": 2, "error_lines": [{"line": 1, "text": "alice@gpu-box:~/proj$ python"}]}
+        }))
+        .unwrap();
+        let r = Redactor::for_saved(&snapshot);
+        let text = "alice ran it on gpu-box.lab.example in /home/alice/venvs/x; someone else did not";
+        assert_eq!(
+            r.apply(text),
+            "<user> ran it on <host>.lab.example in <home>/venvs/x; someone else did not"
+        );
+        // This machine's user is nobody in that report.
+        assert_eq!(redactor().apply("someone"), "<user>");
+        assert_eq!(r.apply("someone"), "someone");
     }
 
     fn redactor() -> Redactor {

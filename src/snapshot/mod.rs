@@ -17,15 +17,14 @@ pub mod key;
 pub mod model;
 pub mod nvidia;
 pub mod plan;
+pub mod saved;
 pub mod vocab;
 
 pub use key::{Attr, FactKey, FactRef, MachineFact, ModelFact, PackageFacts, Vocabulary};
 pub use nvidia::Nvidia;
 pub use plan::{FileFact, StackLibrary, StackPackage};
-pub use vocab::{Assumption, Component, Expectation, Library, normalize_name};
-
-/// Bumped whenever a saved snapshot would be read differently.
-pub const SCHEMA_VERSION: u32 = 1;
+pub use saved::{SCHEMA_VERSION, looks_saved};
+pub use vocab::{Assumption, Component, Expectation, Library, Severity, normalize_name};
 
 /// Either a fact, or the reason it could not be established.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -135,30 +134,9 @@ impl Snapshot {
         }
     }
 
-    /// Reads a saved snapshot: a bare snapshot, the JSON report that holds
-    /// one, or the Markdown report with its snapshot block. The error says
-    /// what the text is instead.
+    /// Reads a saved snapshot: see [`saved::read_snapshot`].
     pub fn from_saved(text: &str) -> Result<Self, String> {
-        let trimmed = text.trim_start_matches('\u{feff}').trim();
-        let json = if trimmed.starts_with('{') {
-            trimmed
-        } else {
-            markdown_snapshot_block(text)
-                .ok_or("neither JSON nor an onnx-doctor Markdown report (its snapshot block is missing)")?
-        };
-        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("not JSON ({e})"))?;
-        let value = match value.get("snapshot") {
-            Some(inner) if value.get("findings").is_some() => inner.clone(),
-            _ => value,
-        };
-        let version = value.get("schema_version").and_then(serde_json::Value::as_u64);
-        if version != Some(u64::from(SCHEMA_VERSION)) {
-            return Err(format!(
-                "schema version {} is not {SCHEMA_VERSION}, the one this doctor reads",
-                version.map_or("missing".into(), |v| v.to_string())
-            ));
-        }
-        serde_json::from_value(value).map_err(|e| format!("not an onnx-doctor snapshot ({e})"))
+        saved::read_snapshot(text)
     }
 
     /// Applies an `--assume`: it replaces what it assumes (the probed driver,
@@ -215,28 +193,6 @@ impl Snapshot {
             None => assumption.to_string(),
         });
     }
-}
-
-/// The JSON inside a Markdown report's snapshot block.
-fn markdown_snapshot_block(text: &str) -> Option<&str> {
-    let marker = "(re-check with <code>onnx-doctor --snapshot FILE</code>)";
-    let rest = &text[text.find(marker)?..];
-    // The fence is as long as it had to be to hold the JSON's own backticks.
-    let open = rest.find("```")?;
-    let ticks = rest[open..].chars().take_while(|c| *c == '`').count();
-    let start = open + ticks + rest[open + ticks..].find('\n')?;
-    let fence = format!("\n{}", "`".repeat(ticks));
-    let end = rest[start..].find(&fence)?;
-    Some(&rest[start..start + end])
-}
-
-/// Whether pasted text is a doctor report or snapshot rather than a log:
-/// then it is read as one, and a schema it cannot read is an error, not a
-/// paste with no facts in it.
-pub fn looks_saved(text: &str) -> bool {
-    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-    (trimmed.starts_with('{') && trimmed.contains("\"schema_version\""))
-        || (trimmed.starts_with("## onnx-doctor report") && markdown_snapshot_block(text).is_some())
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

@@ -54,6 +54,31 @@ impl fmt::Display for Component {
     }
 }
 
+/// How much a finding matters: what decides the exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 /// Normalises a distribution name as PEP 503 does: lower case, runs of
 /// `-`, `_` and `.` become one `-`. A string that is no valid name (pasted
 /// junk) is only trimmed and lower-cased, and so matches no distribution.
