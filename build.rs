@@ -66,7 +66,7 @@ fn main() {
     // The checks that need every file at once, on a copy: what is stored is
     // the builder, so overlays can still replace rules and tables.
     let bytes = builder.to_bytes();
-    if let Err(errors) = load::Builder::from_bytes(&bytes).finish(Vec::new()) {
+    if let Err(errors) = load::Builder::from_bytes(&bytes).finish_checking(Vec::new(), true) {
         fail(&errors);
     }
     let out = Path::new(&std::env::var("OUT_DIR").unwrap()).to_path_buf();

@@ -36,9 +36,10 @@ pub(crate) fn vocabulary(
     v
 }
 
-/// Why a table's key is no fact, by table: such a table can only be
-/// looked up by a signature's group.
-pub(crate) type KeyErrors = BTreeMap<String, String>;
+/// The tables whose key is no fact: such a table can only be looked up by
+/// a signature's group. (Why is worked out only when it is an error: the
+/// nearest name costs a distance to every name.)
+pub(crate) type KeyErrors = BTreeSet<String>;
 
 /// Compiles each table's key, its `match` facts and, for every row, the
 /// conditions in its `match` columns.
@@ -49,10 +50,10 @@ pub(crate) fn tables(
 ) -> KeyErrors {
     let mut keys = KeyErrors::new();
     for (name, table) in tables.iter_mut() {
-        match v.parse(&table.key) {
-            Ok(k) => table.key_fact = Some(k),
-            Err(why) => {
-                keys.insert(name.clone(), why);
+        match v.parse_quietly(&table.key) {
+            Some(k) => table.key_fact = Some(k),
+            None => {
+                keys.insert(name.clone());
             }
         }
         for (fact, _) in &table.matches {
@@ -76,15 +77,22 @@ pub(crate) fn tables(
 }
 
 /// A stack package's tables are looked up by their key fact.
-pub(crate) fn stack(errors: &mut Vec<MatrixError>, stack: &[(StackPackage, Origin)], keys: &KeyErrors) {
+pub(crate) fn stack(
+    errors: &mut Vec<MatrixError>,
+    stack: &[(StackPackage, Origin)],
+    tables: &BTreeMap<String, Table>,
+    keys: &KeyErrors,
+    v: &Vocabulary,
+) {
     for (package, origin) in stack {
-        let tables = package
+        let names = package
             .table_facts
             .values()
             .map(|(t, _)| t)
             .chain(package.libraries.iter().filter_map(|l| l.table.as_ref()));
-        for table in tables {
-            if let Some(why) = keys.get(table) {
+        for table in names {
+            if keys.contains(table) {
+                let why = tables.get(table).and_then(|t| v.parse(&t.key).err()).unwrap_or_default();
                 let message = format!("`{}` reads table `{table}`, whose key {why}", package.package);
                 errors.push(MatrixError { origin: origin.clone(), message });
             }
@@ -182,7 +190,7 @@ fn lookup_fact(
         (None, None) => Err(format!(
             "table `{}` is looked up by its key, and {}",
             table.name,
-            keys.get(&table.name).map_or("it is no fact", String::as_str)
+            v.parse(&table.key).err().filter(|_| keys.contains(&table.name)).unwrap_or_default()
         )),
     }
 }

@@ -304,6 +304,12 @@ impl Vocabulary {
         Ok(FactRef(keys))
     }
 
+    /// [`Vocabulary::parse`] without the reason: `None` for a name it does
+    /// not know.
+    pub fn parse_quietly(&self, text: &str) -> Option<FactRef> {
+        text.split('|').map(|part| self.known(part.trim())).collect::<Option<Vec<_>>>().map(FactRef)
+    }
+
     /// Checks a key read leniently: the same key, or why it is unknown.
     pub fn check(&self, key: &FactRef) -> Result<(), String> {
         for k in key.keys() {
