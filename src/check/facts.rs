@@ -383,9 +383,11 @@ impl<'a> Facts<'a> {
         // Facts the probe script read from the imported module.
         if self.matrix.stack_package(name).is_some() {
             return match env.import(name) {
+                // What the probe did not read may be in the package's files or
+                // a table row for its version (`onnxruntime.max_opset`).
                 Some(i) if i.status == ImportStatus::Ok => match i.facts.get(attr) {
                     Some(v) => json_fact(v),
-                    None => Fact::Absent,
+                    None => self.fallback(env, name, attr).unwrap_or(Fact::Absent),
                 },
                 Some(i) if i.status == ImportStatus::NotInstalled => Fact::Absent,
                 Some(i) => {
