@@ -168,6 +168,19 @@ impl Spec {
     pub fn versions(&self) -> impl Iterator<Item = Version> + '_ {
         self.parsed.iter().map(|s| s.version().clone().without_local())
     }
+
+    /// The versions the specifiers admit as their lowest (`1.25` for
+    /// `>=1.25,<1.32`, `1.20` for `==1.20.*`): releases the row is about,
+    /// where an upper bound (`<1.32`) names one it is not.
+    pub fn floors(&self) -> impl Iterator<Item = Version> + '_ {
+        use pep440_rs::Operator::{Equal, EqualStar, ExactEqual, GreaterThanEqual, TildeEqual};
+        self.parsed
+            .iter()
+            .filter(|s| {
+                matches!(s.operator(), Equal | EqualStar | ExactEqual | GreaterThanEqual | TildeEqual)
+            })
+            .map(|s| s.version().clone().without_local())
+    }
 }
 
 impl FromStr for Spec {

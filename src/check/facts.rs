@@ -355,6 +355,7 @@ impl<'a> Facts<'a> {
                 };
             }
             Attr::CudaForDriver => return self.torch_cuda_for_driver(env),
+            Attr::Next => return self.next_release(env, name),
             // Which distribution provides the module: fixes must name the one
             // installed (`onnxruntime-gpu`), or pip adds a second copy.
             Attr::Distribution => return installed().map_or(Fact::Absent, |d| Fact::Text(d.name.clone())),
@@ -528,6 +529,34 @@ impl Facts<'_> {
     }
 }
 
+impl Facts<'_> {
+    /// The oldest release newer than the installed `name` that a row of a
+    /// table keyed by `name` starts at: absent when the installed release
+    /// is the newest the matrix knows (an upgrade pip could not resolve).
+    fn next_release(&self, env: &PythonEnv, name: &str) -> Fact {
+        let installed = match distribution_version(env, name) {
+            Ok(v) => match v.parsed() {
+                Some(p) => p.clone().without_local(),
+                None => return Fact::Unknown(format!("{name} {v} is not a version")),
+            },
+            Err(f) => return f,
+        };
+        // Tables of this distribution first of all: onnxruntime's releases
+        // name some that onnxruntime-gpu never had.
+        let keyed = |t: &&crate::matrix::Table| {
+            t.key_fact.as_ref().and_then(|k| k.keys().first()).is_some_and(|k| k.distribution() == Some(name))
+        };
+        self.matrix
+            .tables
+            .values()
+            .filter(keyed)
+            .flat_map(|t| t.rows.iter().flat_map(|r| r.spec.floors()))
+            .filter(|v| *v > installed)
+            .min()
+            .map_or(Fact::Absent, |v| Fact::Text(v.to_string()))
+    }
+}
+
 fn distribution_version<'e>(env: &'e PythonEnv, name: &str) -> Result<&'e Ver, Fact> {
     match &env.distributions {
         Probed::NotEvaluated(r) => Err(Fact::Unknown(r.clone())),
@@ -574,4 +603,27 @@ fn external(m: &crate::snapshot::model::ModelFacts, kinds: &[ExternalProblem]) -
         })
         .collect();
     if found.is_empty() { Fact::Absent } else { Fact::List(found) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `.next` says after the installed release of a distribution.
+    fn next(paste: &str, dist: &str) -> Fact {
+        let matrix = Matrix::load(&[]).unwrap();
+        let snapshot = crate::import::import(paste, &matrix);
+        let env = snapshot.pythons.first().expect("a pasted environment");
+        Facts::for_env(&snapshot, Some(env), &matrix).key(&FactKey::Of(dist.into(), Attr::Next))
+    }
+
+    #[test]
+    fn the_next_release_is_one_a_row_starts_at_and_never_an_upper_bound() {
+        // onnxruntime-releases starts rows at 1.25 and 1.32; `<1.32` is no release.
+        let Fact::Text(v) = next("onnxruntime==1.30.0\n", "onnxruntime") else { panic!("no next release") };
+        assert!(Ver::new(v.as_str()).parsed() > Ver::new("1.30.0").parsed(), "{v}");
+        // onnxruntime-gpu's own table decides: its builds stop before 1.32.
+        assert_eq!(next("onnxruntime-gpu==1.31.1\n", "onnxruntime-gpu"), Fact::Absent);
+        assert_eq!(next("numpy==2.1.0\n", "onnxruntime"), Fact::Absent);
+    }
 }

@@ -120,6 +120,9 @@ pub enum Attr {
     Local,
     /// The installed version without its local label.
     Release,
+    /// The first release newer than the installed one that the matrix's
+    /// tables name: a release that exists, for an upgrade.
+    Next,
     /// Which of the package's distributions is installed.
     Distribution,
     /// Who installed it (`pip`, `conda`).
@@ -138,6 +141,7 @@ impl Attr {
         match self {
             Self::Local => "local",
             Self::Release => "release",
+            Self::Next => "next",
             Self::Distribution => "distribution",
             Self::Installer => "installer",
             Self::CudaForDriver => "cuda_for_driver",
@@ -208,6 +212,7 @@ fn attr_of(a: &str) -> Attr {
     match a {
         "local" => Attr::Local,
         "release" => Attr::Release,
+        "next" => Attr::Next,
         "distribution" => Attr::Distribution,
         "installer" => Attr::Installer,
         "cuda_for_driver" => Attr::CudaForDriver,
@@ -346,7 +351,7 @@ impl Vocabulary {
         let attr = attr_of(attr);
         let package = self.packages.get(prefix);
         let ok = match &attr {
-            Attr::Local | Attr::Release => self.distributions.contains(prefix),
+            Attr::Local | Attr::Release | Attr::Next => self.distributions.contains(prefix),
             Attr::Distribution | Attr::Installer => package.is_some(),
             Attr::CudaForDriver => prefix == "torch" && package.is_some(),
             Attr::Trial(_) => package.is_some_and(|p| p.trial),
@@ -361,7 +366,7 @@ impl Vocabulary {
         names.extend(ModelFact::ALL.iter().map(|(_, n)| format!("model.{n}")));
         names.push("python".into());
         for d in &self.distributions {
-            names.extend([d.clone(), format!("{d}.local"), format!("{d}.release")]);
+            names.extend([d.clone(), format!("{d}.local"), format!("{d}.release"), format!("{d}.next")]);
         }
         for (p, facts) in &self.packages {
             names.extend(["runtime", "import"].map(|w| format!("{w}.{p}")));
