@@ -252,7 +252,7 @@ pub struct OutputArgs {
 /// Every option a run can be given: those of the subcommand, the rest at
 /// their defaults.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub probe: ProbeArgs,
     pub judge: JudgeArgs,
     pub output: OutputArgs,
@@ -261,7 +261,7 @@ pub struct Options {
 
 impl Cli {
     /// The options of the run, whatever the subcommand.
-    pub fn options(&self) -> Options {
+    pub(crate) fn options(&self) -> Options {
         let mut o =
             Options { probe: defaults(), judge: defaults(), output: defaults(), version: self.version };
         let check = |o: &mut Options, c: &CheckArgs| {
@@ -311,7 +311,7 @@ fn defaults<T: Args + FromArgMatches>() -> T {
 }
 
 /// The clap command, for completions and help.
-pub fn command() -> clap::Command {
+pub(crate) fn command() -> clap::Command {
     Cli::command()
 }
 

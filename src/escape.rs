@@ -68,13 +68,13 @@ pub fn no_commands(s: &str) -> Cow<'_, str> {
 }
 
 /// `s` on one line: hidden characters visible, and newlines as `\n`.
-pub fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     visible(s).replace('\n', "\\n")
 }
 
 /// Markdown prose or the text of an HTML element: visible, with `&`, `<`
 /// and `>` as entities, so `<img src=...>` is shown, not loaded.
-pub fn markdown_text(s: &str) -> String {
+pub(crate) fn markdown_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in visible(s).chars() {
         match c {
@@ -88,20 +88,20 @@ pub fn markdown_text(s: &str) -> String {
 }
 
 /// A Markdown table cell: [`markdown_text`] on one line, `|` escaped.
-pub fn markdown_cell(s: &str) -> String {
+pub(crate) fn markdown_cell(s: &str) -> String {
     markdown_text(s).replace('|', "\\|").replace('\n', " ")
 }
 
 /// A fenced code block of `lang` holding `body`: the fence is longer than
 /// any run of backticks inside, so the block cannot be closed early.
-pub fn code_block(lang: &str, body: &str) -> String {
+pub(crate) fn code_block(lang: &str, body: &str) -> String {
     let fence = "`".repeat(longest_run(body, '`').max(2) + 1);
     format!("{fence}{lang}\n{}\n{fence}", visible(body))
 }
 
 /// JSON text (as serde_json writes it) with the hidden characters it leaves
 /// raw written as `\uXXXX` escapes: still the same JSON, now inert.
-pub fn json_text(s: &str) -> String {
+pub(crate) fn json_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -114,7 +114,7 @@ pub fn json_text(s: &str) -> String {
 
 /// An inline code span holding `s` on one line, delimited by more backticks
 /// than any run inside.
-pub fn code_span(s: &str) -> String {
+pub(crate) fn code_span(s: &str) -> String {
     let s = one_line(s);
     let ticks = "`".repeat(longest_run(&s, '`') + 1);
     // A span that starts or ends with a backtick needs a space to keep it apart.

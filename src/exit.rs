@@ -3,9 +3,9 @@
 /// Nothing at or above the fail level.
 pub const OK: u8 = 0;
 /// Findings at or above the fail level (`--fail-on`).
-pub const FINDINGS: u8 = 1;
+pub(crate) const FINDINGS: u8 = 1;
 /// A usage error: a bad flag or argument, or output that cannot be written.
 pub const USAGE: u8 = 2;
 /// Nothing could be evaluated: an invalid matrix, an unreadable snapshot or
 /// input, or nothing that could be probed.
-pub const NOT_EVALUATED: u8 = 3;
+pub(crate) const NOT_EVALUATED: u8 = 3;

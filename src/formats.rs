@@ -9,7 +9,7 @@ use crate::version::Ver;
 /// What a library's file name says: which library, its soname major, and
 /// the full version when the name carries more than a major.
 #[derive(Clone, Debug, PartialEq)]
-pub struct LibraryFile {
+pub(crate) struct LibraryFile {
     pub library: Library,
     pub major: Option<u64>,
     pub version: Option<Ver>,
@@ -17,7 +17,7 @@ pub struct LibraryFile {
 
 /// `libcudnn.so.9.1.0` → cudnn, 9, 9.1.0; `libcudart.so.12` → cudart, 12;
 /// `libcudnn_ops.so.9` and `libcudart.so.12.debug` are not ours.
-pub fn library_file(file: &str) -> Option<LibraryFile> {
+pub(crate) fn library_file(file: &str) -> Option<LibraryFile> {
     // The longest stem first: libcublasLt.so is not a libcublas.so.
     let library =
         Library::ALL.iter().copied().filter(|l| file.starts_with(l.stem())).max_by_key(|l| l.stem().len())?;
@@ -40,7 +40,7 @@ pub fn library_file(file: &str) -> Option<LibraryFile> {
 /// The version in `/proc/driver/nvidia/version`:
 /// `NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  <date>` or
 /// `NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  555.58.02  Release Build ...`.
-pub fn proc_driver_version(text: &str) -> Option<Ver> {
+pub(crate) fn proc_driver_version(text: &str) -> Option<Ver> {
     let line = text.lines().find(|l| l.contains("Kernel Module"))?;
     let after = &line[line.find("Kernel Module")? + "Kernel Module".len()..];
     after

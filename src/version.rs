@@ -37,7 +37,7 @@ impl Ver {
         Self { raw: trimmed.to_string(), parsed }
     }
 
-    pub fn raw(&self) -> &str {
+    pub(crate) fn raw(&self) -> &str {
         &self.raw
     }
 
@@ -51,7 +51,7 @@ impl Ver {
     }
 
     /// The local label as text (`cu118` for `2.1.0+cu118`), if any.
-    pub fn local(&self) -> Option<String> {
+    pub(crate) fn local(&self) -> Option<String> {
         let v = self.parsed.as_ref()?;
         if v.local().is_empty() {
             return None;
@@ -70,7 +70,7 @@ impl Ver {
     /// Builds a version from an NVML/CUDA-style integer such as `12020`
     /// (major × 1000 + minor × 10), which is how the CUDA runtime and NVML
     /// report CUDA versions.
-    pub fn from_cuda_int(v: u64) -> Self {
+    pub(crate) fn from_cuda_int(v: u64) -> Self {
         Self::new(format!("{}.{}", v / 1000, (v % 1000) / 10))
     }
 }
@@ -110,7 +110,7 @@ impl<'de> Deserialize<'de> for Ver {
 /// requirement pip writes has any) is refused before the parser sees it,
 /// and a panic inside the parser is caught, silently, and read as "not a
 /// requirement".
-pub fn requirement(text: &str) -> Option<pep508_rs::Requirement<pep508_rs::VerbatimUrl>> {
+pub(crate) fn requirement(text: &str) -> Option<pep508_rs::Requirement<pep508_rs::VerbatimUrl>> {
     if !text.is_ascii() {
         return None;
     }
@@ -165,14 +165,14 @@ impl Spec {
 
     /// The versions the specifiers name (`1.20` for `==1.20.*`), without
     /// their local labels.
-    pub fn versions(&self) -> impl Iterator<Item = Version> + '_ {
+    pub(crate) fn versions(&self) -> impl Iterator<Item = Version> + '_ {
         self.parsed.iter().map(|s| s.version().clone().without_local())
     }
 
     /// The versions the specifiers admit as their lowest (`1.25` for
     /// `>=1.25,<1.32`, `1.20` for `==1.20.*`): releases the row is about,
     /// where an upper bound (`<1.32`) names one it is not.
-    pub fn floors(&self) -> impl Iterator<Item = Version> + '_ {
+    pub(crate) fn floors(&self) -> impl Iterator<Item = Version> + '_ {
         use pep440_rs::Operator::{Equal, EqualStar, ExactEqual, GreaterThanEqual, TildeEqual};
         self.parsed
             .iter()

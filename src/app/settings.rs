@@ -14,7 +14,7 @@ use crate::report::text::Detail;
 use crate::snapshot::{Assumption, Expectation};
 
 #[derive(Clone, Debug)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub format: Format,
     /// `--output FILE`, resolved.
     pub output: Option<PathBuf>,
@@ -42,7 +42,7 @@ pub struct Settings {
 }
 
 impl Settings {
-    pub fn from_args(o: &Options, cwd: &Path) -> Result<Self, AppError> {
+    pub(crate) fn from_args(o: &Options, cwd: &Path) -> Result<Self, AppError> {
         let (p, j, out) = (&o.probe, &o.judge, &o.output);
         let resolve = |p: &PathBuf| if p.is_absolute() { p.clone() } else { cwd.join(p) };
         let assumptions = j
@@ -106,7 +106,7 @@ impl Settings {
 
     /// Whether to redact a report rendered in `format`: Markdown is meant
     /// for public tickets, so it is redacted unless asked not to be.
-    pub fn redacts(&self, format: Format) -> bool {
+    pub(crate) fn redacts(&self, format: Format) -> bool {
         self.redact.unwrap_or(format == Format::Markdown)
     }
 }

@@ -15,7 +15,7 @@ use crate::host;
 /// Writes to `--output` or standard output: a file whole or not at all,
 /// and nothing once the run was interrupted (its probes were killed, so
 /// what it would say is not about the machine).
-pub fn emit(output: Option<&Path>, text: &str) -> Result<(), AppError> {
+pub(crate) fn emit(output: Option<&Path>, text: &str) -> Result<(), AppError> {
     match output {
         Some(path) => host::write_whole(path, text.as_bytes())
             .map_err(|source| AppError::Write { what: format!("the report to {}", path.display()), source }),
@@ -32,7 +32,7 @@ pub fn emit(output: Option<&Path>, text: &str) -> Result<(), AppError> {
 /// Appends to the file GitHub Actions names in `GITHUB_STEP_SUMMARY`, when
 /// it names one: the job's summary page shows it as Markdown.
 /// https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-commands#adding-a-job-summary
-pub fn append_step_summary(markdown: &str) -> Result<(), AppError> {
+pub(crate) fn append_step_summary(markdown: &str) -> Result<(), AppError> {
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else { return Ok(()) };
     let path = Path::new(&path);
     host::append_regular(path, format!("{markdown}\n").as_bytes())
@@ -43,13 +43,13 @@ pub fn append_step_summary(markdown: &str) -> Result<(), AppError> {
 /// person at a terminal: `import torch` alone can take seconds. Nothing is
 /// written when stderr is not a terminal (pipes, CI logs) or with `--fast`,
 /// and the line is erased before the report is printed.
-pub struct Progress {
+pub(crate) struct Progress {
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Progress {
-    pub fn start(fast: bool) -> Option<Self> {
+    pub(crate) fn start(fast: bool) -> Option<Self> {
         let term = Term::stderr();
         if fast || !term.is_term() || std::env::var_os("CI").is_some() {
             return None;

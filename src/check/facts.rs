@@ -30,7 +30,7 @@ use crate::snapshot::{
 use crate::version::Ver;
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum Fact {
+pub(crate) enum Fact {
     Absent,
     Unknown(String),
     Text(String),
@@ -38,7 +38,7 @@ pub enum Fact {
 }
 
 impl Fact {
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         match self {
             Self::Absent => "(none)".into(),
             Self::Unknown(_) => "(unknown)".into(),
@@ -50,7 +50,7 @@ impl Fact {
 
 /// The facts of one Python environment on one machine (or of the machine
 /// alone, when `env` is `None`).
-pub struct Facts<'a> {
+pub(crate) struct Facts<'a> {
     pub matrix: &'a Matrix,
     pub snapshot: Option<&'a Snapshot>,
     pub system: Option<&'a System>,
@@ -60,7 +60,7 @@ pub struct Facts<'a> {
 }
 
 impl<'a> Facts<'a> {
-    pub fn for_env(snapshot: &'a Snapshot, env: Option<&'a PythonEnv>, matrix: &'a Matrix) -> Self {
+    pub(crate) fn for_env(snapshot: &'a Snapshot, env: Option<&'a PythonEnv>, matrix: &'a Matrix) -> Self {
         Self {
             matrix,
             snapshot: Some(snapshot),
@@ -73,7 +73,7 @@ impl<'a> Facts<'a> {
 
     /// The first of the alternatives that is present; else the last
     /// reason one is unknown, else absent.
-    pub fn get(&self, fact: &FactRef) -> Fact {
+    pub(crate) fn get(&self, fact: &FactRef) -> Fact {
         let mut last = Fact::Absent;
         for key in fact.keys() {
             match self.key(key) {
@@ -86,7 +86,7 @@ impl<'a> Facts<'a> {
     }
 
     /// One fact.
-    pub fn key(&self, key: &FactKey) -> Fact {
+    pub(crate) fn key(&self, key: &FactKey) -> Fact {
         match key {
             FactKey::Machine(m) if m.is_system() => self.system_fact(*m),
             FactKey::Machine(m) => self.nvidia_fact(*m),

@@ -54,7 +54,7 @@ impl Finding {
     /// an environment names, counts only when nothing else is named: a
     /// package's missing requirement is about the package, not the
     /// interpreter.
-    pub fn parts(&self) -> impl Iterator<Item = &Component> {
+    pub(crate) fn parts(&self) -> impl Iterator<Item = &Component> {
         let only_python = self.components.iter().all(|c| *c == Component::PYTHON);
         self.components.iter().filter(move |c| only_python || **c != Component::PYTHON)
     }
@@ -76,7 +76,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// Not evaluated, for a reason that is not a missing matrix row.
-    pub fn not_evaluated(reason: impl Into<String>) -> Self {
+    pub(crate) fn not_evaluated(reason: impl Into<String>) -> Self {
         Self::NotEvaluated { reason: reason.into(), unknown: None }
     }
 }

@@ -16,8 +16,8 @@ use crate::snapshot::model::ModelFacts;
 use crate::version::Ver;
 
 /// The provider every onnxruntime build has.
-pub const CPU: &str = "CPUExecutionProvider";
-pub const CUDA: &str = "CUDAExecutionProvider";
+pub(crate) const CPU: &str = "CPUExecutionProvider";
+pub(crate) const CUDA: &str = "CUDAExecutionProvider";
 
 /// The oldest release of one package that can take the model.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -67,7 +67,7 @@ fn floor(rows: &[(Ver, &Row)], limits: &[(&str, &str, i64)]) -> (Option<String>,
     (Some(rows[at].0.raw().to_string()), because)
 }
 
-pub fn needs(model: &ModelFacts, matrix: &Matrix) -> Vec<Need> {
+pub(crate) fn needs(model: &ModelFacts, matrix: &Matrix) -> Vec<Need> {
     let opset = model.opsets.get("ai.onnx").copied();
     let mut out = Vec::new();
     let ort = rows(matrix, "onnxruntime-releases");
@@ -221,7 +221,7 @@ fn kernel_ops<'a>(
 
 /// The operators of the model that `release` of `runtime` has no kernel
 /// for on `provider`, as `LayerNormalization-17`.
-pub fn lacking(
+pub(crate) fn lacking(
     model: &ModelFacts,
     matrix: &Matrix,
     runtime: &str,
@@ -238,7 +238,7 @@ pub fn lacking(
 /// The first release read whose `provider` runs every operator named in
 /// `labels` (as [`lacking`] names them); None when one of them has no
 /// kernel in any release read.
-pub fn first_running(
+pub(crate) fn first_running(
     model: &ModelFacts,
     matrix: &Matrix,
     runtime: &str,

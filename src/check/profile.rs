@@ -18,12 +18,12 @@ fn is_dynamic(dim: &str) -> bool {
 /// The inputs with at least one dimension that is not a fixed number.
 /// Inputs that are also initializers (old exporters list weights as
 /// inputs) have fixed shapes, so they never appear here.
-pub fn dynamic_inputs(m: &ModelFacts) -> Vec<&TensorInfo> {
+pub(crate) fn dynamic_inputs(m: &ModelFacts) -> Vec<&TensorInfo> {
     m.inputs.iter().filter(|i| i.shape.iter().any(|d| is_dynamic(d))).collect()
 }
 
 /// `input[batch,3,height,width]` for each dynamic input.
-pub fn describe(m: &ModelFacts) -> Vec<String> {
+pub(crate) fn describe(m: &ModelFacts) -> Vec<String> {
     dynamic_inputs(m).iter().map(|i| format!("{}[{}]", i.name, i.shape.join(","))).collect()
 }
 
@@ -49,7 +49,7 @@ fn shapes(m: &ModelFacts, input: &TensorInfo) -> [Vec<u64>; 3] {
 }
 
 /// `--minShapes=a:1x3x256x256 --optShapes=… --maxShapes=…`.
-pub fn trtexec_flags(m: &ModelFacts) -> String {
+pub(crate) fn trtexec_flags(m: &ModelFacts) -> String {
     let inputs = dynamic_inputs(m);
     let flag = |k: usize, name: &str| {
         let list: Vec<String> = inputs
@@ -71,7 +71,7 @@ fn quote_name(name: &str) -> String {
 }
 
 /// `profile.set_shape("a", (1, 3, 256, 256), (…), (…))` for each dynamic input, `; `-joined.
-pub fn python_profile(m: &ModelFacts) -> String {
+pub(crate) fn python_profile(m: &ModelFacts) -> String {
     let tuple = |dims: &[u64]| {
         let items: Vec<String> = dims.iter().map(u64::to_string).collect();
         if items.len() == 1 { format!("({},)", items[0]) } else { format!("({})", items.join(", ")) }
@@ -88,7 +88,7 @@ pub fn python_profile(m: &ModelFacts) -> String {
 
 /// `Resize.scales (3 nodes, first /up/Resize)` for each shape operand the
 /// model does not hold as a constant.
-pub fn runtime_shape_nodes(m: &ModelFacts) -> Vec<String> {
+pub(crate) fn runtime_shape_nodes(m: &ModelFacts) -> Vec<String> {
     m.shape_operands
         .iter()
         .map(|o| match o.nodes {
@@ -110,7 +110,7 @@ fn shape_tensors(m: &ModelFacts) -> Vec<&str> {
 }
 
 /// `shape (Reshape.shape)` for each graph input that feeds a shape operand.
-pub fn shape_tensor_inputs(m: &ModelFacts) -> Vec<String> {
+pub(crate) fn shape_tensor_inputs(m: &ModelFacts) -> Vec<String> {
     shape_tensors(m)
         .into_iter()
         .map(|name| {
@@ -126,7 +126,7 @@ pub fn shape_tensor_inputs(m: &ModelFacts) -> Vec<String> {
 }
 
 /// `profile.set_shape_input("shape", MIN, OPT, MAX)` for each, `; `-joined.
-pub fn shape_input_profile(m: &ModelFacts) -> String {
+pub(crate) fn shape_input_profile(m: &ModelFacts) -> String {
     shape_tensors(m)
         .into_iter()
         .map(|name| format!("profile.set_shape_input({name:?}, MIN, OPT, MAX)"))

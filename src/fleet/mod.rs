@@ -83,8 +83,8 @@ const EXAMPLES: usize = 5;
 
 /// How many distinct sets of findings are drawn as rows; the rest are one
 /// row, marked by the code [`OTHER_PROFILES`].
-pub const PROFILES: usize = 40;
-pub const OTHER_PROFILES: &str = "(other combinations)";
+pub(crate) const PROFILES: usize = 40;
+pub(crate) const OTHER_PROFILES: &str = "(other combinations)";
 
 /// Nodes (count, examples) by something they share.
 type Groups<K> = BTreeMap<K, (usize, Vec<String>)>;

@@ -34,7 +34,7 @@ pub enum FileKind {
 
 impl FileKind {
     /// The most bytes read of this kind of file.
-    pub fn cap(self) -> u64 {
+    pub(crate) fn cap(self) -> u64 {
         const MIB: u64 = 1024 * 1024;
         match self {
             Self::System => 4 * MIB,
@@ -59,12 +59,6 @@ pub enum ReadError {
     /// Larger than the doctor reads of this kind of file.
     #[error("it is larger than {} MiB, the most read of such a file", .0 / (1024 * 1024))]
     TooLarge(u64),
-}
-
-impl ReadError {
-    pub fn is_not_found(&self) -> bool {
-        matches!(self, Self::Io(e) if e.kind() == io::ErrorKind::NotFound)
-    }
 }
 
 /// Opens `path` for reading if it is a regular file (after following

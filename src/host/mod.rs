@@ -59,21 +59,21 @@ pub struct CommandOutput {
 }
 
 impl CommandOutput {
-    pub fn success(&self) -> bool {
+    pub(crate) fn success(&self) -> bool {
         self.exit == Exit::Code(0)
     }
 
-    pub fn stdout_lossy(&self) -> String {
+    pub(crate) fn stdout_lossy(&self) -> String {
         String::from_utf8_lossy(&self.stdout).into_owned()
     }
 
-    pub fn stderr_lossy(&self) -> String {
+    pub(crate) fn stderr_lossy(&self) -> String {
         String::from_utf8_lossy(&self.stderr).into_owned()
     }
 
     /// One line a user can read: "exited with status 1", "killed by signal 11",
     /// "timed out after 5.0 s".
-    pub fn describe_exit(&self) -> String {
+    pub(crate) fn describe_exit(&self) -> String {
         match self.exit {
             Exit::Code(c) => format!("exited with status {c}"),
             Exit::Signal(s) => format!("killed by signal {s}"),
@@ -84,7 +84,7 @@ impl CommandOutput {
 
 /// Why a command could not be started at all.
 #[derive(Debug, thiserror::Error)]
-pub enum RunError {
+pub(crate) enum RunError {
     #[error("{program} was not found")]
     NotFound { program: String },
     #[error("{program} is not executable (permission denied)")]
@@ -110,7 +110,7 @@ pub struct Host {
 /// How many `--timeout`s a whole run may take: a probe of several Pythons
 /// whose imports each take most of one still finishes; a machine where
 /// everything hangs reports in bounded time what it could not ask.
-pub const DEADLINE_TIMEOUTS: u32 = 4;
+pub(crate) const DEADLINE_TIMEOUTS: u32 = 4;
 
 /// The empty working directory children run in, removed with the last Host
 /// that shares it; `None` where no temporary directory can be made.
@@ -134,7 +134,7 @@ impl Host {
     ///
     /// `root` is where system paths such as `/etc/os-release` are read from
     /// (`/` normally). Commands are not affected by it: they run here.
-    pub fn from_process(root: PathBuf, timeout: Duration) -> Self {
+    pub(crate) fn from_process(root: PathBuf, timeout: Duration) -> Self {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
         Self::new(root, std::env::vars_os().collect(), cwd, timeout)
     }
@@ -146,7 +146,7 @@ impl Host {
 
     /// Starts no command after `budget` from now, and cuts one that would
     /// run past it.
-    pub fn with_deadline(mut self, budget: Duration) -> Self {
+    pub(crate) fn with_deadline(mut self, budget: Duration) -> Self {
         self.deadline = Some((Instant::now() + budget, budget));
         self
     }
@@ -155,7 +155,7 @@ impl Host {
     /// home: HOME and the XDG directories inside the scratch directory
     /// (caches that importing a framework fills land there and are removed
     /// with it), with the user's own site directory still found where it is.
-    pub fn private_home(&self) -> Vec<(OsString, OsString)> {
+    pub(crate) fn private_home(&self) -> Vec<(OsString, OsString)> {
         // Without a scratch directory, a home nothing can be written under:
         // a framework's cache then fails to be made rather than landing in
         // some other directory of the user's.
@@ -177,30 +177,30 @@ impl Host {
     }
 
     /// The directory the user ran the doctor from.
-    pub fn cwd(&self) -> &Path {
+    pub(crate) fn cwd(&self) -> &Path {
         &self.cwd
     }
 
-    pub fn timeout(&self) -> Duration {
+    pub(crate) fn timeout(&self) -> Duration {
         self.timeout
     }
 
-    pub fn env(&self, key: &str) -> Option<&OsStr> {
+    pub(crate) fn env(&self, key: &str) -> Option<&OsStr> {
         self.env.get(OsStr::new(key)).map(OsString::as_os_str)
     }
 
     /// An environment variable as text, ignoring it when it is set but empty.
-    pub fn env_str(&self, key: &str) -> Option<String> {
+    pub(crate) fn env_str(&self, key: &str) -> Option<String> {
         self.env(key).map(|v| v.to_string_lossy().into_owned()).filter(|v| !v.is_empty())
     }
 
     /// Every environment variable that is valid text.
-    pub fn env_pairs(&self) -> impl Iterator<Item = (String, String)> + '_ {
+    pub(crate) fn env_pairs(&self) -> impl Iterator<Item = (String, String)> + '_ {
         self.env.iter().filter_map(|(k, v)| Some((k.to_str()?.to_string(), v.to_str()?.to_string())))
     }
 
     /// This machine's host name, unless it is empty or `localhost`.
-    pub fn hostname(&self) -> Option<String> {
+    pub(crate) fn hostname(&self) -> Option<String> {
         let mut buf = [0u8; 256];
         // SAFETY: the buffer is valid for its length; gethostname NUL-terminates
         // or truncates within it.
@@ -215,30 +215,30 @@ impl Host {
     }
 
     /// Where a system path (`/etc/os-release`) lives under the root.
-    pub fn system_path(&self, path: &str) -> PathBuf {
+    pub(crate) fn system_path(&self, path: &str) -> PathBuf {
         self.root.join(path.trim_start_matches('/'))
     }
 
     /// Reads a system file (`/etc/os-release`) under the root: a path the
     /// user gave is read with [`read_text`] as it is.
-    pub fn read_system_file(&self, path: &str, kind: FileKind) -> Result<String, ReadError> {
+    pub(crate) fn read_system_file(&self, path: &str, kind: FileKind) -> Result<String, ReadError> {
         read_text(&self.system_path(path), kind)
     }
 
     /// The first `name` on this host's `PATH`.
-    pub fn which(&self, name: &str) -> Option<PathBuf> {
+    pub(crate) fn which(&self, name: &str) -> Option<PathBuf> {
         let path = self.env.get(OsStr::new("PATH"))?;
         which::which_in(name, Some(path), &self.cwd).ok()
     }
 
     /// Runs `program` with this host's environment, a closed stdin, the
     /// neutral working directory and the host's timeout.
-    pub fn run(&self, program: &Path, args: &[OsString]) -> Result<CommandOutput, RunError> {
+    pub(crate) fn run(&self, program: &Path, args: &[OsString]) -> Result<CommandOutput, RunError> {
         self.run_with_timeout(program, args, self.timeout)
     }
 
     #[allow(clippy::disallowed_methods)] // the one place that spawns
-    pub fn run_with_timeout(
+    pub(crate) fn run_with_timeout(
         &self,
         program: &Path,
         args: &[OsString],
@@ -249,7 +249,7 @@ impl Host {
 
     /// [`Host::run_with_timeout`] with some variables of the environment replaced.
     #[allow(clippy::disallowed_methods)] // the one place that spawns
-    pub fn run_with_env(
+    pub(crate) fn run_with_env(
         &self,
         program: &Path,
         args: &[OsString],

@@ -22,7 +22,7 @@ static VERSION: LazyLock<Regex> = LazyLock::new(|| {
 
 /// What a field's key names, once markup, case and notes are gone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Field {
+pub(crate) enum Field {
     Torch,
     Python,
     Cuda,
@@ -103,7 +103,7 @@ fn known_field(key: &str) -> Option<Field> {
 
 /// A Markdown heading that is a field's key ("### OS Version"): its value
 /// is the next line that is not blank.
-pub fn heading(line: &str) -> Option<Field> {
+pub(crate) fn heading(line: &str) -> Option<Field> {
     let text = line.strip_prefix('#')?.trim_start_matches('#');
     text.starts_with(' ').then(|| known_field(text)).flatten()
 }
@@ -111,14 +111,14 @@ pub fn heading(line: &str) -> Option<Field> {
 /// A hand-written field; false when its key is not one the doctor knows,
 /// or its value states no version where one belongs (a log line that
 /// happens to start with "ONNX:"): then the line is read as a sentence.
-pub fn field(key: &str, value: &str, c: &mut Collector) -> bool {
+pub(crate) fn field(key: &str, value: &str, c: &mut Collector) -> bool {
     let Some(what) = known_field(key) else { return false };
     field_value(what, value, c)
 }
 
 /// Records what a field's value states; false when a version field
 /// holds none.
-pub fn field_value(what: Field, value: &str, c: &mut Collector) -> bool {
+pub(crate) fn field_value(what: Field, value: &str, c: &mut Collector) -> bool {
     let value = value.trim().trim_matches(|ch| matches!(ch, '*' | '`' | '"' | '\'')).trim();
     // "2.1.2+cpu -> 2.2.1+cpu": an upgrade; what is installed now is the last.
     let arrow = value.rfind("->").map(|i| i + 2).or_else(|| value.rfind('→').map(|i| i + '→'.len_utf8()));
@@ -201,7 +201,7 @@ fn cuda_tag(s: &str) -> Option<String> {
 }
 
 /// `| PyTorch | 2.2.0 |` → ("PyTorch", "2.2.0"): a two-cell Markdown row.
-pub fn table_row(line: &str) -> Option<(&str, &str)> {
+pub(crate) fn table_row(line: &str) -> Option<(&str, &str)> {
     let inner = line.strip_prefix('|')?.strip_suffix('|')?;
     let mut cells = inner.split('|');
     let (key, value) = (cells.next()?.trim(), cells.next()?.trim());
@@ -209,7 +209,7 @@ pub fn table_row(line: &str) -> Option<(&str, &str)> {
 }
 
 /// `Key = value` (a filled-in template or a config dump).
-pub fn equals(line: &str) -> Option<(&str, &str)> {
+pub(crate) fn equals(line: &str) -> Option<(&str, &str)> {
     let (k, v) = line.split_once('=')?;
     let k = k.trim();
     (k.len() < 48 && k.split_whitespace().count() <= 4 && !v.starts_with('=')).then_some((k, v.trim()))
@@ -218,7 +218,7 @@ pub fn equals(line: &str) -> Option<(&str, &str)> {
 /// Image references: `pytorch/pytorch:2.1.0-cuda12.1-cudnn8-devel`,
 /// `nvidia/cuda:12.1.0-cudnn8-runtime-ubuntu22.04`. Their tags are
 /// structured, so what they say is a fact, not a guess.
-pub fn image(line: &str, c: &mut Collector) -> bool {
+pub(crate) fn image(line: &str, c: &mut Collector) -> bool {
     static TORCH: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"\bpytorch/pytorch:(\d+\.\d+(?:\.\d+)?)-cuda(\d+\.\d+)-cudnn(\d+)").unwrap()
     });
@@ -250,7 +250,7 @@ pub fn image(line: &str, c: &mut Collector) -> bool {
 /// an L4T one ("L4T R35.4.1", `l4t-base:r32.7.1`, and
 /// `/etc/nv_tegra_release`'s "# R32 (release), REVISION: 7.1"). Read
 /// whatever else the line holds too.
-pub fn platform(line: &str, c: &mut Collector) {
+pub(crate) fn platform(line: &str, c: &mut Collector) {
     static NGC: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?i)\bnvidia/(pytorch|tensorrt|tritonserver):(\d{2}\.\d{2})\b|\bngc\b\D{0,40}?\b(\d{2}\.\d{2})\b")
             .unwrap()
@@ -320,7 +320,7 @@ fn has(line: &str, needle: &str) -> bool {
 /// Versions in a sentence or a path, each recognised by the word before it:
 /// "torch 1.12 with cu113", "on CUDA 11.3", "driver 470.82",
 /// ".../python3.8/site-packages", "/usr/local/cuda-11.0/", "libcudnn.so.8.9.2".
-pub fn sentence(line: &str, c: &mut Collector) {
+pub(crate) fn sentence(line: &str, c: &mut Collector) {
     // "I had installed both onnxruntime and onnxruntime-gpu": the one
     // installation problem people describe instead of listing.
     if has(line, "both") && has(line, "onnxruntime-gpu") {

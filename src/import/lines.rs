@@ -12,7 +12,7 @@ use regex::Regex;
 use super::{Collector, Key, free, is_none_word};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     Prose,
     PipList,
     CondaList,
@@ -27,7 +27,7 @@ pub enum Mode {
 
 /// Strips what wraps a line in a ticket: `\r`, Markdown quoting (`> `),
 /// list bullets, surrounding white space; cuts very long lines.
-pub fn clean(raw: &str, max: usize) -> &str {
+pub(crate) fn clean(raw: &str, max: usize) -> &str {
     let mut line = raw.trim_end_matches(['\r', '\n']);
     if line.len() > max {
         let mut cut = max;
@@ -152,7 +152,7 @@ fn smi_l(line: &str) -> Option<(u32, &str, Option<&str>)> {
 }
 
 /// Reads one cleaned, non-empty line; returns the mode for the next one.
-pub fn read(line: &str, mode: Mode, c: &mut Collector) -> Mode {
+pub(crate) fn read(line: &str, mode: Mode, c: &mut Collector) -> Mode {
     match mode {
         Mode::GpuList => {
             if let Some((index, name, uuid)) = smi_l(line) {

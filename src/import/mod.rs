@@ -90,7 +90,7 @@ fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &M
 }
 
 /// One of several environments a paste describes apart.
-pub struct Environment {
+pub(crate) struct Environment {
     /// The paste's own heading ("Before", "Machine A").
     pub label: String,
     /// The lines under that heading, 1-based and inclusive.
@@ -101,7 +101,7 @@ pub struct Environment {
 /// The environments of a paste whose headings set several apart
 /// ("Before:" / "After:", "Machine A" / "Machine B"), each stating facts
 /// of its own; empty when the paste is one environment.
-pub fn import_environments(text: &str, matrix: &Matrix) -> Vec<Environment> {
+pub(crate) fn import_environments(text: &str, matrix: &Matrix) -> Vec<Environment> {
     let envs: Vec<Environment> = split::split(text)
         .into_iter()
         .map(|p| {

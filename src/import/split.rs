@@ -54,7 +54,7 @@ fn heading(line: &str) -> Option<(String, &str)> {
 }
 
 /// One environment's lines: its own, then the shared ones.
-pub struct Part<'t> {
+pub(crate) struct Part<'t> {
     pub label: String,
     /// 1-based, inclusive.
     pub lines: (usize, usize),
@@ -64,7 +64,7 @@ pub struct Part<'t> {
 
 /// The parts of a paste that names several environments, or nothing when
 /// it names fewer than two (or is not a ticket's size).
-pub fn split(text: &str) -> Vec<Part<'_>> {
+pub(crate) fn split(text: &str) -> Vec<Part<'_>> {
     if text.len() > MAX_SPLIT_BYTES {
         return Vec::new();
     }

@@ -55,7 +55,7 @@ pub struct KernelRange {
 
 /// What the matrix can say about one operator on one provider in one release.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kernel {
+pub(crate) enum Kernel {
     Has,
     Lacks,
     /// The release was not read, and its neighbours do not settle it.
@@ -72,7 +72,7 @@ impl KernelRange {
 
     /// `6-12`, `13`, `14+` with an optional `@1.17`, `@..1.16` or
     /// `@1.17..1.19`, against `releases` (as `1.17`).
-    pub fn parse(token: &str, releases: &[String]) -> Result<Self, String> {
+    pub(crate) fn parse(token: &str, releases: &[String]) -> Result<Self, String> {
         let (range, mark) = token.split_once('@').unwrap_or((token, ""));
         let number = |s: &str| s.parse::<i64>().ok().filter(|n| (1..=i64::from(i32::MAX)).contains(n));
         let bad =
@@ -114,7 +114,7 @@ impl ProviderKernels {
     /// The operator's since version at `opset`: the newest schema version
     /// at or below it that any provider's ranges reveal.
     /// `known` adds versions learnt elsewhere (the function bodies).
-    pub fn since_version(
+    pub(crate) fn since_version(
         all: &[&ProviderKernels],
         known: &[i64],
         domain: &str,
@@ -143,7 +143,7 @@ impl ProviderKernels {
     /// Kernels are only ever added, so a release between two that were
     /// read has what the older one has and lacks what the newer one
     /// lacks; before the first release read it lacks what that one lacks.
-    pub fn kernel(&self, release: &Ver, domain: &str, op: &str, since: Option<i64>) -> Kernel {
+    pub(crate) fn kernel(&self, release: &Ver, domain: &str, op: &str, since: Option<i64>) -> Kernel {
         let Some(line) = release.release().get(..2).map(|r| (r[0], r[1])) else { return Kernel::Unknown };
         let lines: Vec<(u64, u64)> = self
             .releases
@@ -177,13 +177,13 @@ impl ProviderKernels {
 
     /// The index in `releases` of the first release read that runs the
     /// operator, if any.
-    pub fn first_with(&self, domain: &str, op: &str, since: Option<i64>) -> Option<usize> {
+    pub(crate) fn first_with(&self, domain: &str, op: &str, since: Option<i64>) -> Option<usize> {
         let since = since?;
         (0..self.releases.len()).find(|&i| self.registers(i, domain, op, since))
     }
 
     /// Whether this provider's table covers `domain` at all.
-    pub fn knows_domain(&self, domain: &str) -> bool {
+    pub(crate) fn knows_domain(&self, domain: &str) -> bool {
         self.ops.contains_key(domain)
     }
 }

@@ -1319,7 +1319,18 @@ mod tests {
         // The stack and the builtin checks' wording every matrix needs.
         let needed = super::super::EMBEDDED
             .iter()
-            .filter(|(p, _)| ["/stack.yaml", "/builtin.yaml", "/onnx.yaml"].iter().any(|f| p.ends_with(f)))
+            .filter(|(p, _)| {
+                [
+                    "/stack.yaml",
+                    "/builtin.yaml",
+                    "/onnx.yaml",
+                    "/onnxruntime.yaml",
+                    "/torch.yaml",
+                    "/cuda.yaml",
+                ]
+                .iter()
+                .any(|f| p.ends_with(f))
+            })
             .map(|(p, c)| (p.to_string(), c.to_string()));
         let mut files: Vec<(String, String)> = needed.collect();
         files.push(("t.yaml".into(), format!("{VERSION}{text}")));

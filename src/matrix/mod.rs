@@ -18,7 +18,7 @@ pub mod template;
 mod types;
 
 pub use crate::snapshot::Component;
-pub use kernels::*;
+pub(crate) use kernels::*;
 pub use load::{MatrixError, Overlay};
 pub use types::*;
 

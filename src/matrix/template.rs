@@ -12,14 +12,14 @@ use crate::snapshot::FactKey;
 
 /// What one alternative of a `{a|b}` placeholder names.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Slot {
+pub(crate) enum Slot {
     Fact(FactKey),
     /// A column of the rule's table row.
     Row(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Part {
+pub(crate) enum Part {
     Text(String),
     /// The first alternative that has a value.
     Slot(Vec<Slot>),
@@ -35,7 +35,7 @@ pub struct Template {
 }
 
 impl Template {
-    pub fn parse(text: &str) -> Self {
+    pub(crate) fn parse(text: &str) -> Self {
         let mut parts = Vec::new();
         let mut literal = String::new();
         scan(text, |piece| match piece {
@@ -61,7 +61,7 @@ impl Template {
     }
 
     /// Every placeholder's alternatives.
-    pub fn slots(&self) -> impl Iterator<Item = &[Slot]> {
+    pub(crate) fn slots(&self) -> impl Iterator<Item = &[Slot]> {
         self.parts.iter().filter_map(|p| match p {
             Part::Slot(s) => Some(s.as_slice()),
             Part::Text(_) => None,
@@ -69,13 +69,16 @@ impl Template {
     }
 
     /// Whether every placeholder is a row column only.
-    pub fn rows_only(&self) -> bool {
+    pub(crate) fn rows_only(&self) -> bool {
         self.slots().all(|alts| alts.iter().all(|s| matches!(s, Slot::Row(_))))
     }
 
     /// The text with each placeholder given by `value` (the first of its
     /// alternatives that has one); `Err` with the last reason none had.
-    pub fn fill(&self, mut value: impl FnMut(&Slot) -> Result<String, String>) -> Result<String, String> {
+    pub(crate) fn fill(
+        &self,
+        mut value: impl FnMut(&Slot) -> Result<String, String>,
+    ) -> Result<String, String> {
         let mut out = String::with_capacity(self.text.len());
         for part in &self.parts {
             match part {
@@ -88,11 +91,6 @@ impl Template {
             }
         }
         Ok(out)
-    }
-
-    /// The template as written.
-    pub fn as_str(&self) -> &str {
-        &self.text
     }
 }
 
@@ -131,7 +129,7 @@ fn scan<'a>(text: &'a str, mut each: impl FnMut(Piece<'a>)) {
     each(Piece::Text(rest));
 }
 
-pub fn render(text: &str, row: Option<&Row>, mut lookup: impl FnMut(&str) -> String) -> String {
+pub(crate) fn render(text: &str, row: Option<&Row>, mut lookup: impl FnMut(&str) -> String) -> String {
     let mut out = String::with_capacity(text.len());
     scan(text, |piece| match piece {
         Piece::Text(t) => out.push_str(t),

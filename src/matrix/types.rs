@@ -16,7 +16,7 @@ use crate::version::Spec;
 /// the same code (`builtin: true`), which gives it its severity, texts and
 /// sources; the loader refuses a matrix that lacks one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BuiltinCheck {
+pub(crate) enum BuiltinCheck {
     ImportFailed,
     ImportTimedOut,
     ImportCrashed,
@@ -32,7 +32,7 @@ pub enum BuiltinCheck {
 }
 
 impl BuiltinCheck {
-    pub const ALL: &[Self] = &[
+    pub(crate) const ALL: &[Self] = &[
         Self::ImportFailed,
         Self::ImportTimedOut,
         Self::ImportCrashed,
@@ -47,7 +47,7 @@ impl BuiltinCheck {
         Self::ExpectationNotMet,
     ];
 
-    pub fn code(self) -> &'static str {
+    pub(crate) fn code(self) -> &'static str {
         match self {
             Self::ImportFailed => "import-failed",
             Self::ImportTimedOut => "import-timed-out",
@@ -144,7 +144,7 @@ impl Arch {
     /// A cubin runs on later minors of its major, except on integrated
     /// (Tegra) GPUs, which run only cubins built for exactly their compute
     /// capability; PTX is compiled for anything at least as new.
-    pub fn runs_on(&self, major: u64, minor: u64, integrated: bool) -> bool {
+    pub(crate) fn runs_on(&self, major: u64, minor: u64, integrated: bool) -> bool {
         if self.ptx {
             (major, minor) >= (self.major, self.minor)
         } else if integrated {
@@ -156,7 +156,7 @@ impl Arch {
 }
 
 impl Condition {
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
         let t = text.trim();
         Ok(match t {
             "present" => Self::Present,
@@ -230,7 +230,7 @@ pub enum Cond {
 impl Cond {
     /// A condition as written: fixed, or a template whose syntax is
     /// checked once its placeholders are known.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
         if text.contains('{') {
             let template = Template::parse(text);
             if template.slots().next().is_some() {
@@ -277,7 +277,7 @@ pub struct Lookup {
 }
 
 impl Lookup {
-    pub fn parse(text: &str) -> Self {
+    pub(crate) fn parse(text: &str) -> Self {
         let (table, by) = match text.split_once(" by ") {
             Some((t, f)) => (t.trim().into(), Some(f.trim().into())),
             None => (text.trim().into(), None),
@@ -302,11 +302,13 @@ mod as_text {
 
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<T: Display, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<T: Display, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(v)
     }
 
-    pub fn deserialize<'de, T: FromStr<Err = String>, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+    pub(crate) fn deserialize<'de, T: FromStr<Err = String>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<T, D::Error> {
         String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
     }
 }
@@ -377,7 +379,7 @@ pub struct TorchSymbolic {
 
 impl RuleKind {
     /// The table lookup of a data or signature rule.
-    pub fn lookup(&self) -> Option<&Lookup> {
+    pub(crate) fn lookup(&self) -> Option<&Lookup> {
         match self {
             Self::Facts { lookup, .. } | Self::Signature { lookup, .. } => lookup.as_ref(),
             Self::Builtin => None,
@@ -395,17 +397,17 @@ pub struct LazyRegex {
 }
 
 impl LazyRegex {
-    pub fn new(pattern: &str) -> Self {
+    pub(crate) fn new(pattern: &str) -> Self {
         Self { pattern: pattern.to_string(), compiled: std::sync::OnceLock::new() }
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.pattern
     }
 
     /// The compiled regex; `None` only for a pattern over the regex size
     /// limits, which then matches nothing.
-    pub fn get(&self) -> Option<&regex::Regex> {
+    pub(crate) fn get(&self) -> Option<&regex::Regex> {
         self.compiled.get_or_init(|| regex::Regex::new(&self.pattern).ok()).as_ref()
     }
 }
@@ -582,22 +584,22 @@ pub struct Matrix {
 
 impl Matrix {
     /// The since versions of `op` of `domain` whose schema has a function body.
-    pub fn function_versions(&self, domain: &str, op: &str) -> &[i64] {
+    pub(crate) fn function_versions(&self, domain: &str, op: &str) -> &[i64] {
         self.function_ops.ops.get(domain).and_then(|ops| ops.get(op)).map_or(&[], Vec::as_slice)
     }
 
     /// Whether onnxruntime loads every `op` node of `domain` as an initializer.
-    pub fn is_initializer_op(&self, domain: &str, op: &str) -> bool {
+    pub(crate) fn is_initializer_op(&self, domain: &str, op: &str) -> bool {
         self.function_ops.initializers.get(domain).is_some_and(|ops| ops.contains(op))
     }
 
     /// Whether `op` of `domain` at since version `since` has a function body.
-    pub fn is_function_op(&self, domain: &str, op: &str, since: i64) -> bool {
+    pub(crate) fn is_function_op(&self, domain: &str, op: &str, since: i64) -> bool {
         self.function_versions(domain, op).contains(&since)
     }
 
     /// All signature patterns as one set, compiled on first use.
-    pub fn signature_set(&self) -> &regex::RegexSet {
+    pub(crate) fn signature_set(&self) -> &regex::RegexSet {
         self.signature_set.get_or_init(|| {
             let patterns = self.rules.iter().filter_map(|r| match &r.kind {
                 RuleKind::Signature { regex, .. } => Some(regex.as_str()),
@@ -610,7 +612,10 @@ impl Matrix {
     /// The codes of the signatures some of `lines` match, found in one pass
     /// over each line; None when the set could not be built (then every
     /// signature is tried on its own).
-    pub fn signatures_matching<'a>(&self, lines: impl Iterator<Item = &'a str>) -> Option<BTreeSet<&str>> {
+    pub(crate) fn signatures_matching<'a>(
+        &self,
+        lines: impl Iterator<Item = &'a str>,
+    ) -> Option<BTreeSet<&str>> {
         let set = self.signature_set();
         if set.is_empty() {
             return None;
@@ -626,19 +631,19 @@ impl Matrix {
     }
 
     /// The compute capabilities of integrated GPUs, for `runs on`.
-    pub fn integrated_compute_capabilities(&self) -> &[(u64, u64)] {
+    pub(crate) fn integrated_compute_capabilities(&self) -> &[(u64, u64)] {
         &self.integrated
     }
 
     /// The stack entry with this package name.
-    pub fn stack_package(&self, package: &str) -> Option<&StackPackage> {
+    pub(crate) fn stack_package(&self, package: &str) -> Option<&StackPackage> {
         self.stack.iter().find(|p| p.package == package)
     }
 
     /// The component a distribution belongs to (`onnxruntime-gpu` →
     /// onnxruntime, `tensorrt-cu12` → tensorrt); a distribution no stack
     /// entry provides is part of the Python environment.
-    pub fn component_of(&self, distribution: &str) -> Component {
+    pub(crate) fn component_of(&self, distribution: &str) -> Component {
         self.stack
             .iter()
             .find(|p| p.package == distribution || p.distributions.iter().any(|d| d == distribution))
@@ -647,7 +652,7 @@ impl Matrix {
 
     /// The distributions that provide a stack package, preferred first; a
     /// name that is not a stack package is its own distribution.
-    pub fn distributions_of<'a>(&'a self, package: &'a str) -> Vec<&'a str> {
+    pub(crate) fn distributions_of<'a>(&'a self, package: &'a str) -> Vec<&'a str> {
         match self.stack_package(package) {
             Some(p) => p.distributions.iter().map(String::as_str).collect(),
             None => vec![package],
@@ -655,7 +660,7 @@ impl Matrix {
     }
 
     /// The rule that words a builtin check (the loader made sure it exists).
-    pub fn builtin(&self, check: BuiltinCheck) -> &Rule {
+    pub(crate) fn builtin(&self, check: BuiltinCheck) -> &Rule {
         self.rule(check.code()).expect("the loader checks that every builtin check has its rule")
     }
 
@@ -664,7 +669,7 @@ impl Matrix {
     }
 
     /// The model whose name is the longest match inside `gpu_name`.
-    pub fn gpu_model(&self, gpu_name: &str) -> Option<&GpuModel> {
+    pub(crate) fn gpu_model(&self, gpu_name: &str) -> Option<&GpuModel> {
         let lower = gpu_name.to_lowercase();
         let longest = |name: &str, key: fn(&str) -> String| {
             self.gpu_models.iter().filter(|m| name.contains(&key(&m.name))).max_by_key(|m| m.name.len())
@@ -676,7 +681,7 @@ impl Matrix {
 
     /// The glibc of the Linux release an OS name names, if the matrix
     /// knows it.
-    pub fn glibc_of_os(&self, os: &str) -> Option<&str> {
+    pub(crate) fn glibc_of_os(&self, os: &str) -> Option<&str> {
         self.os_releases
             .iter()
             .find(|r| r.pattern.get().is_some_and(|p| p.is_match(os)))
@@ -685,7 +690,7 @@ impl Matrix {
 
     /// The release of `platform` a paste names: `24.01` (NGC), `5.1.2`
     /// (JetPack), or an L4T release (`35.4.1`, `R32.7.1`) for JetPack.
-    pub fn platform_release(&self, platform: Platform, release: &str) -> Option<&PlatformRelease> {
+    pub(crate) fn platform_release(&self, platform: Platform, release: &str) -> Option<&PlatformRelease> {
         let release = release.trim_start_matches(['r', 'R']);
         let mine = || self.platform_releases.iter().filter(move |r| r.platform == platform);
         mine().find(|r| r.release == release).or_else(|| mine().find(|r| r.l4t.as_deref() == Some(release)))
@@ -693,7 +698,7 @@ impl Matrix {
 
     /// The pip requirement that ships `soname` for a CUDA major
     /// (`nvidia-curand-cu12`, `nvidia-cudnn-cu12<9`).
-    pub fn wheel_for(&self, soname: &str, cuda_major: Option<&str>) -> Option<String> {
+    pub(crate) fn wheel_for(&self, soname: &str, cuda_major: Option<&str>) -> Option<String> {
         let rows = self.library_wheels.iter().filter(|w| w.soname == soname);
         let row = rows
             .clone()
@@ -704,7 +709,7 @@ impl Matrix {
     }
 
     /// "2026-11-22, sha256 1a2b3c4d5e6f".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let mut s = format!("{}, sha256 {}", self.version, &self.hash[..12]);
         for o in &self.overlays {
             s.push_str(&format!(" + {o}"));

@@ -42,7 +42,7 @@ pub enum ModelError {
 }
 
 /// Reads a model file's facts.
-pub fn read(path: &Path) -> Result<ModelFacts, ModelError> {
+pub(crate) fn read(path: &Path) -> Result<ModelFacts, ModelError> {
     let file = crate::host::open_regular(path).map_err(|e| match e {
         crate::host::ReadError::Io(source) => ModelError::Io { path: path.to_path_buf(), source },
         other => ModelError::NotAModel { path: path.into(), why: other.to_string() },

@@ -13,7 +13,7 @@
 use std::io;
 
 /// Bytes that can be read at an offset: a file, or a slice in memory.
-pub trait Source {
+pub(crate) trait Source {
     fn len(&self) -> u64;
     /// Fills as much of `buf` as there is from `offset` on; returns how much.
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize>;
@@ -54,7 +54,7 @@ impl Source for &[u8] {
 
 /// Why a message could not be walked.
 #[derive(Debug)]
-pub enum WireError {
+pub(crate) enum WireError {
     Io(io::Error),
     /// The bytes are not a well-formed message here.
     Malformed(String),
@@ -81,7 +81,7 @@ fn malformed(why: impl Into<String>) -> WireError {
 
 /// One field of a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Value {
+pub(crate) enum Value {
     Varint(u64),
     Fixed64,
     Fixed32,
@@ -96,7 +96,7 @@ pub enum Value {
 const WINDOW: usize = 64 * 1024;
 
 /// A cursor over a source, reading ahead a window at a time.
-pub struct Reader<'s> {
+pub(crate) struct Reader<'s> {
     source: &'s dyn Source,
     len: u64,
     window: Vec<u8>,
@@ -104,11 +104,11 @@ pub struct Reader<'s> {
 }
 
 impl<'s> Reader<'s> {
-    pub fn new(source: &'s dyn Source) -> Self {
+    pub(crate) fn new(source: &'s dyn Source) -> Self {
         Self { len: source.len(), source, window: Vec::new(), window_at: 0 }
     }
 
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.len
     }
 
@@ -141,7 +141,7 @@ impl<'s> Reader<'s> {
     }
 
     /// Calls `f` with each field of the message in `[start, end)`.
-    pub fn fields(
+    pub(crate) fn fields(
         &mut self,
         start: u64,
         end: u64,
@@ -181,7 +181,7 @@ impl<'s> Reader<'s> {
     }
 
     /// The bytes of a length-delimited field, when it is at most `cap` long.
-    pub fn bytes(&mut self, offset: u64, len: u64, cap: u64) -> Result<Vec<u8>, WireError> {
+    pub(crate) fn bytes(&mut self, offset: u64, len: u64, cap: u64) -> Result<Vec<u8>, WireError> {
         if len > cap {
             return Err(malformed(format!("a {len}-byte field where at most {cap} are expected")));
         }
@@ -210,12 +210,12 @@ impl<'s> Reader<'s> {
     }
 
     /// A string field (names, op types, domains), lossily decoded.
-    pub fn string(&mut self, offset: u64, len: u64) -> Result<String, WireError> {
+    pub(crate) fn string(&mut self, offset: u64, len: u64) -> Result<String, WireError> {
         Ok(String::from_utf8_lossy(&self.bytes(offset, len, MAX_STRING)?).into_owned())
     }
 
     /// The varints of a packed repeated field (`dims`), each as a signed value.
-    pub fn packed(&mut self, offset: u64, len: u64) -> Result<Vec<i64>, WireError> {
+    pub(crate) fn packed(&mut self, offset: u64, len: u64) -> Result<Vec<i64>, WireError> {
         let mut out = Vec::new();
         let mut at = offset;
         while at < offset + len {
@@ -228,7 +228,7 @@ impl<'s> Reader<'s> {
 }
 
 /// The longest string field read (a name, a domain, a location).
-pub const MAX_STRING: u64 = 1024 * 1024;
+pub(crate) const MAX_STRING: u64 = 1024 * 1024;
 
 #[cfg(test)]
 mod tests {

@@ -19,7 +19,7 @@ use crate::host::Host;
 use crate::snapshot::{ProbeMode, Probed, PythonEnv, Snapshot};
 
 #[derive(Clone, Debug, Default)]
-pub struct ProbeOptions {
+pub(crate) struct ProbeOptions {
     /// `--python`: probe exactly these (executables or environment dirs).
     pub pythons: Vec<PathBuf>,
     /// `--fast`: read metadata only, run nothing.
@@ -36,7 +36,7 @@ pub struct ProbeOptions {
     pub model: Option<PathBuf>,
 }
 
-pub fn probe(host: &Host, options: &ProbeOptions) -> Snapshot {
+pub(crate) fn probe(host: &Host, options: &ProbeOptions) -> Snapshot {
     let candidates = python::discovery::discover(host, &options.pythons);
     let (system, pythons, mut gpu) = thread::scope(|s| {
         let system = s.spawn(|| system::probe(host));

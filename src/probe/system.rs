@@ -22,7 +22,7 @@ const LIBC_CANDIDATES: &[&str] = &[
     "/usr/lib/libc.so.6",
 ];
 
-pub fn probe(host: &Host) -> System {
+pub(crate) fn probe(host: &Host) -> System {
     let os_release = host
         .read_system_file("/etc/os-release", FileKind::System)
         .or_else(|_| host.read_system_file("/usr/lib/os-release", FileKind::System))

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::matrix::{Matrix, Rule, RuleKind};
 
 /// Every rule, one line each.
-pub fn rules_text(matrix: &Matrix) -> String {
+pub(crate) fn rules_text(matrix: &Matrix) -> String {
     let width = matrix.rules.iter().map(|r| r.code.len()).max().unwrap_or(0);
     let mut s = String::new();
     for r in &matrix.rules {
@@ -17,7 +17,7 @@ pub fn rules_text(matrix: &Matrix) -> String {
 }
 
 /// Every rule, as a Markdown table.
-pub fn rules_markdown(matrix: &Matrix) -> String {
+pub(crate) fn rules_markdown(matrix: &Matrix) -> String {
     let mut s = String::from("| code | severity | summary |\n|---|---|---|\n");
     for r in &matrix.rules {
         let _ = writeln!(s, "| `{}` | {} | {} |", r.code, r.severity, r.summary);
@@ -26,12 +26,12 @@ pub fn rules_markdown(matrix: &Matrix) -> String {
 }
 
 /// Every rule in full, as JSON.
-pub fn rules_json(matrix: &Matrix) -> String {
+pub(crate) fn rules_json(matrix: &Matrix) -> String {
     serde_json::to_string_pretty(&matrix.rules).expect("rules serialise") + "\n"
 }
 
 /// The usage error for a code no rule has, with the codes it may have meant.
-pub fn unknown_code(matrix: &Matrix, code: &str) -> String {
+pub(crate) fn unknown_code(matrix: &Matrix, code: &str) -> String {
     let near: Vec<&str> = matrix
         .rules
         .iter()
@@ -44,7 +44,7 @@ pub fn unknown_code(matrix: &Matrix, code: &str) -> String {
 }
 
 /// One rule as JSON.
-pub fn explain_json(rule: &Rule) -> String {
+pub(crate) fn explain_json(rule: &Rule) -> String {
     serde_json::to_string_pretty(rule).expect("a rule serialises") + "\n"
 }
 
@@ -73,7 +73,7 @@ fn as_template(fix: &str) -> String {
     out
 }
 
-pub fn explain(rule: &Rule) -> String {
+pub(crate) fn explain(rule: &Rule) -> String {
     let mut s = format!("{} ({})\n\n{}\n\n", rule.code, rule.severity, as_template(&rule.summary));
     let components: Vec<&str> = rule.components.iter().map(|c| c.as_str()).collect();
     let _ = write!(s, "Involves: {}\n\n", components.join(", "));

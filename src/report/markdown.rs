@@ -14,7 +14,7 @@ use crate::matrix::Matrix;
 
 /// GitHub refuses an issue body or comment over 65,536 characters; the
 /// report stays under it with room for redaction's placeholders.
-pub const MAX_CHARS: usize = 64_000;
+pub(crate) const MAX_CHARS: usize = 64_000;
 
 /// How much a report too long for an issue leaves out, least useful first.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]

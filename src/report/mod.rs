@@ -76,7 +76,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Ok => "ok",
             Self::Info => "info",
@@ -128,10 +128,10 @@ pub struct Summary {
 }
 
 /// After this many days a report says its matrix is getting old.
-pub const STALE_MATRIX_DAYS: u64 = 180;
+pub(crate) const STALE_MATRIX_DAYS: u64 = 180;
 
 /// Days from 1970-01-01 to a `YYYY-MM-DD` date (the civil calendar).
-pub fn days_since_epoch(date: &str) -> Option<i64> {
+pub(crate) fn days_since_epoch(date: &str) -> Option<i64> {
     let mut parts = date.split('-').map(|p| p.parse::<i64>());
     let (y, m, d) = (parts.next()?.ok()?, parts.next()?.ok()?, parts.next()?.ok()?);
     let y = if m <= 2 { y - 1 } else { y };
@@ -199,14 +199,14 @@ impl Report {
     /// Map keys are mapped only when `keys` is set. A result that no longer
     /// reads as a report is an error, never the report as it was: a
     /// redaction that cannot be applied must not let the secrets through.
-    pub fn map_strings(&self, keys: bool, f: &dyn Fn(&str) -> String) -> Result<Report, String> {
+    pub(crate) fn map_strings(&self, keys: bool, f: &dyn Fn(&str) -> String) -> Result<Report, String> {
         self.map_strings_in(keys, &|_, s| f(s))
     }
 
     /// Like [`Report::map_strings`], with the name of the field each string
     /// is the value of (or an element of), so that identifiers (`distro_id`,
     /// `code`) can be left as they are.
-    pub fn map_strings_in(
+    pub(crate) fn map_strings_in(
         &self,
         keys: bool,
         f: &dyn Fn(Option<&str>, &str) -> String,
@@ -238,7 +238,7 @@ impl Report {
 
     /// Notes the matrix's age when `today` (days since 1970) is more than
     /// [`STALE_MATRIX_DAYS`] after it.
-    pub fn with_today(mut self, today: i64) -> Self {
+    pub(crate) fn with_today(mut self, today: i64) -> Self {
         if let Some(made) = days_since_epoch(&self.matrix.version) {
             let age = today - made;
             if age > STALE_MATRIX_DAYS as i64 {
@@ -250,7 +250,7 @@ impl Report {
 
     /// 0: nothing at or above `fail_on`; 1: findings at or above it;
     /// 3: nothing could be probed, so nothing was judged.
-    pub fn exit_code(&self, fail_on: Severity) -> u8 {
+    pub(crate) fn exit_code(&self, fail_on: Severity) -> u8 {
         if self.summary.verdict == Verdict::NotEvaluated {
             crate::exit::NOT_EVALUATED
         } else if self.findings.iter().any(|f| f.severity >= fail_on) {
@@ -260,7 +260,7 @@ impl Report {
         }
     }
 
-    pub fn matrix_line(&self) -> String {
+    pub(crate) fn matrix_line(&self) -> String {
         let mut s = format!(
             "matrix {} (sha256 {})",
             self.matrix.version,

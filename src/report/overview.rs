@@ -18,7 +18,7 @@ pub enum Status {
 }
 
 impl Status {
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Self::Absent => "-",
             Self::Ok => "ok",

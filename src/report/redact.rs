@@ -722,7 +722,7 @@ impl Redactor {
     }
 
     /// For a saved report or a paste, judged here but about another machine.
-    pub fn for_saved(snapshot: &Snapshot) -> Self {
+    pub(crate) fn for_saved(snapshot: &Snapshot) -> Self {
         Self::with_names(Names::within(snapshot), snapshot)
     }
 
@@ -757,7 +757,7 @@ impl Redactor {
     /// Redacts one string of the report, the value of `field`. Fields that
     /// hold identifiers the doctor chose (`distro_id: debian`, a rule's
     /// code) keep their value even when it is also a user's name.
-    pub fn apply_field(&self, field: Option<&str>, value: &str) -> String {
+    pub(crate) fn apply_field(&self, field: Option<&str>, value: &str) -> String {
         match field {
             Some(f) if IDENTIFIERS.contains(&f) => self.apply_except_words(value),
             _ => self.apply(value),

@@ -26,10 +26,10 @@ impl Paint {
     fn style(self, style: Style, s: &str) -> String {
         style.force_styling(self.0).apply_to(s).to_string()
     }
-    pub fn bold(self, s: &str) -> String {
+    pub(crate) fn bold(self, s: &str) -> String {
         self.style(Style::new().bold(), s)
     }
-    pub fn dim(self, s: &str) -> String {
+    pub(crate) fn dim(self, s: &str) -> String {
         self.style(Style::new().dim(), s)
     }
     fn red(self, s: &str) -> String {
@@ -465,7 +465,7 @@ fn plural(n: usize, word: &str) -> String {
 
 /// Wraps prose to `width` columns of text, indenting continuation lines by
 /// `indent` (the first line's indent is the caller's).
-pub fn wrap(text: &str, width: usize, indent: usize) -> String {
+pub(crate) fn wrap(text: &str, width: usize, indent: usize) -> String {
     let pad = " ".repeat(indent);
     let options = textwrap::Options::new(width.max(20) + indent)
         .initial_indent(&pad)

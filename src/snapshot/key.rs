@@ -33,9 +33,9 @@ macro_rules! named {
         }
 
         impl $name {
-            pub const ALL: &[(Self, &str)] = &[$((Self::$variant, $text),)*];
+            pub(crate) const ALL: &[(Self, &str)] = &[$((Self::$variant, $text),)*];
 
-            pub fn name(self) -> &'static str {
+            pub(crate) fn name(self) -> &'static str {
                 match self {
                     $(Self::$variant => $text,)*
                 }
@@ -79,7 +79,7 @@ named! {
 
 impl MachineFact {
     /// Facts of the system probe (the others are the NVIDIA stack's).
-    pub fn is_system(self) -> bool {
+    pub(crate) fn is_system(self) -> bool {
         matches!(self, Self::Os | Self::Arch | Self::Glibc | Self::Kernel | Self::Container)
     }
 }
@@ -169,17 +169,17 @@ pub enum FactKey {
 impl FactKey {
     /// Facts of the machine (and of the model, which is checked once) rather
     /// than of one Python environment: a rule naming only these is judged once.
-    pub fn is_machine(&self) -> bool {
+    pub(crate) fn is_machine(&self) -> bool {
         matches!(self, Self::Machine(_) | Self::Model(_) | Self::Runtime(_))
     }
 
     /// Facts of the model and the runtime it is judged against.
-    pub fn is_model(&self) -> bool {
+    pub(crate) fn is_model(&self) -> bool {
         matches!(self, Self::Model(_) | Self::Runtime(_))
     }
 
     /// The distribution whose version this is, for a bare distribution name.
-    pub fn distribution(&self) -> Option<&str> {
+    pub(crate) fn distribution(&self) -> Option<&str> {
         match self {
             Self::Version(d) => Some(d),
             _ => None,
@@ -189,7 +189,7 @@ impl FactKey {
     /// A key for a name the doctor itself builds (not the matrix's): a
     /// machine or model fact by name, else a distribution's version, else
     /// a declared fact of a package (`torch.cuda`). Nothing is refused.
-    pub fn lenient(name: &str) -> Self {
+    pub(crate) fn lenient(name: &str) -> Self {
         if let Some(m) = MachineFact::from_name(name) {
             return Self::Machine(m);
         }
@@ -240,11 +240,11 @@ impl fmt::Display for FactKey {
 pub struct FactRef(pub Vec<FactKey>);
 
 impl FactRef {
-    pub fn one(key: FactKey) -> Self {
+    pub(crate) fn one(key: FactKey) -> Self {
         Self(vec![key])
     }
 
-    pub fn keys(&self) -> &[FactKey] {
+    pub(crate) fn keys(&self) -> &[FactKey] {
         &self.0
     }
 }
@@ -304,19 +304,19 @@ pub struct Vocabulary {
 impl Vocabulary {
     /// Parses `a|b`, each alternative a fact this vocabulary knows; the
     /// error names the unknown part and the nearest known name.
-    pub fn parse(&self, text: &str) -> Result<FactRef, String> {
+    pub(crate) fn parse(&self, text: &str) -> Result<FactRef, String> {
         let keys = text.split('|').map(|part| self.key(part.trim())).collect::<Result<Vec<_>, _>>()?;
         Ok(FactRef(keys))
     }
 
     /// [`Vocabulary::parse`] without the reason: `None` for a name it does
     /// not know.
-    pub fn parse_quietly(&self, text: &str) -> Option<FactRef> {
+    pub(crate) fn parse_quietly(&self, text: &str) -> Option<FactRef> {
         text.split('|').map(|part| self.known(part.trim())).collect::<Option<Vec<_>>>().map(FactRef)
     }
 
     /// Checks a key read leniently: the same key, or why it is unknown.
-    pub fn check(&self, key: &FactRef) -> Result<(), String> {
+    pub(crate) fn check(&self, key: &FactRef) -> Result<(), String> {
         for k in key.keys() {
             let name = k.to_string();
             if self.known(&name).as_ref() != Some(k) {
@@ -327,7 +327,7 @@ impl Vocabulary {
     }
 
     /// One fact name.
-    pub fn key(&self, name: &str) -> Result<FactKey, String> {
+    pub(crate) fn key(&self, name: &str) -> Result<FactKey, String> {
         self.known(name).ok_or_else(|| self.unknown(name))
     }
 
@@ -361,7 +361,7 @@ impl Vocabulary {
     }
 
     /// Every name this vocabulary knows (trials as `trial_*`).
-    pub fn names(&self) -> Vec<String> {
+    pub(crate) fn names(&self) -> Vec<String> {
         let mut names: Vec<String> = MachineFact::ALL.iter().map(|(_, n)| n.to_string()).collect();
         names.extend(ModelFact::ALL.iter().map(|(_, n)| format!("model.{n}")));
         names.push("python".into());
@@ -392,7 +392,7 @@ impl Vocabulary {
 
 /// The known name closest to `name` by edit distance (a swap of two
 /// neighbours counts once), if it is close enough to be a typo.
-pub fn nearest<'a>(name: &str, known: &'a [String]) -> Option<&'a str> {
+pub(crate) fn nearest<'a>(name: &str, known: &'a [String]) -> Option<&'a str> {
     let (best, d) =
         known.iter().map(|k| (k.as_str(), distance(name, k))).min_by_key(|(k, d)| (*d, k.len()))?;
     let limit = (name.chars().count() / 3).clamp(1, 3);

@@ -35,14 +35,14 @@ pub enum Probed<T> {
 }
 
 impl<T> Probed<T> {
-    pub fn found(&self) -> Option<&T> {
+    pub(crate) fn found(&self) -> Option<&T> {
         match self {
             Self::Found(v) => Some(v),
             Self::NotEvaluated(_) => None,
         }
     }
 
-    pub fn reason(&self) -> Option<&str> {
+    pub(crate) fn reason(&self) -> Option<&str> {
         match self {
             Self::Found(_) => None,
             Self::NotEvaluated(r) => Some(r),
@@ -87,7 +87,7 @@ impl Snapshot {
     /// (NVIDIA's library wheels stay), the location and installer of the
     /// unwatched ones kept, and requirements that only apply with an extra.
     /// Returns how many distributions were left out.
-    pub fn trim_unwatched(&mut self, watched: &std::collections::BTreeSet<String>) -> usize {
+    pub(crate) fn trim_unwatched(&mut self, watched: &std::collections::BTreeSet<String>) -> usize {
         let mut left_out = 0;
         for env in &mut self.pythons {
             let Probed::Found(dists) = &mut env.distributions else { continue };
@@ -141,7 +141,7 @@ impl Snapshot {
 
     /// Applies an `--assume`: it replaces what it assumes (the probed driver,
     /// or every probed GPU), and the snapshot records what it replaced.
-    pub fn assume(&mut self, assumption: &Assumption) {
+    pub(crate) fn assume(&mut self, assumption: &Assumption) {
         use nvidia::{Driver, Gpu};
         let n = match &mut self.nvidia {
             Probed::Found(n) => n,
@@ -295,7 +295,7 @@ pub enum PythonSource {
 }
 
 impl PythonSource {
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Self::Flag => "given with --python",
             Self::VirtualEnv => "active virtual environment (VIRTUAL_ENV)",
@@ -357,7 +357,7 @@ pub enum EnvKind {
 }
 
 impl EnvKind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Venv => "venv",
             Self::Uv => "uv venv",
@@ -446,7 +446,7 @@ pub enum ImportStatus {
 
 impl ImportProbe {
     /// A probe of `package` (imported as `module`) with nothing but its status.
-    pub fn new(package: &str, module: &str, status: ImportStatus) -> Self {
+    pub(crate) fn new(package: &str, module: &str, status: ImportStatus) -> Self {
         Self {
             package: package.into(),
             module: module.into(),
@@ -462,7 +462,7 @@ impl ImportProbe {
 
 impl ImportStatus {
     /// The status in one word, as the `import.PACKAGE` fact gives it.
-    pub fn word(&self) -> &'static str {
+    pub(crate) fn word(&self) -> &'static str {
         match self {
             Self::Ok => "ok",
             Self::NotInstalled => "not_installed",
@@ -473,12 +473,7 @@ impl ImportStatus {
         }
     }
 
-    /// The import did not give a working module.
-    pub fn is_failure(&self) -> bool {
-        matches!(self, Self::Failed { .. } | Self::TimedOut { .. } | Self::Crashed { .. })
-    }
-
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Self::Ok => "imported".into(),
             Self::NotInstalled => "not installed".into(),
@@ -492,23 +487,23 @@ impl ImportStatus {
 }
 
 impl PythonEnv {
-    pub fn distribution(&self, name: &str) -> Option<&Distribution> {
+    pub(crate) fn distribution(&self, name: &str) -> Option<&Distribution> {
         self.distributions.found()?.iter().find(|d| d.name == name)
     }
 
     /// The first of these distributions that is installed: a module such
     /// as `onnxruntime` comes from one of several (the matrix's `stack:`
     /// section says which, preferred first).
-    pub fn first_installed(&self, names: &[&str]) -> Option<&Distribution> {
+    pub(crate) fn first_installed(&self, names: &[&str]) -> Option<&Distribution> {
         names.iter().find_map(|n| self.distribution(n))
     }
 
-    pub fn import(&self, package: &str) -> Option<&ImportProbe> {
+    pub(crate) fn import(&self, package: &str) -> Option<&ImportProbe> {
         self.imports.iter().find(|i| i.package == package)
     }
 
     /// A short label for reports: the executable path.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         self.executable.display().to_string()
     }
 }

@@ -95,7 +95,7 @@ pub enum ExternalProblem {
 }
 
 impl ExternalProblem {
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Self::Missing => "missing",
             Self::Absolute => "an absolute path, which onnx refuses",

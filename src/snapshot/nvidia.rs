@@ -49,7 +49,7 @@ pub struct Nvidia {
 
 impl Nvidia {
     /// Nothing probed: every part says why.
-    pub fn unprobed(why: &str) -> Self {
+    pub(crate) fn unprobed(why: &str) -> Self {
         Self {
             nvml: NvmlState::Error { detail: why.into() },
             driver: Probed::NotEvaluated(why.into()),
@@ -69,7 +69,7 @@ impl Nvidia {
     /// library (or no module), no kernel module is loaded, and no installed
     /// nvidia-smi failed to answer. A driver that could not be read is not
     /// an absent one.
-    pub fn driver_absent(&self) -> bool {
+    pub(crate) fn driver_absent(&self) -> bool {
         matches!(self.nvml, NvmlState::NoLibrary { .. } | NvmlState::DriverNotLoaded)
             && self.kernel_module.found().is_none()
             && self.smi_failure.is_none()
@@ -102,7 +102,7 @@ pub enum NvmlState {
 
 impl NvmlState {
     /// The state in one word, as the `nvml` fact gives it.
-    pub fn word(&self) -> &'static str {
+    pub(crate) fn word(&self) -> &'static str {
         match self {
             Self::Ok => "ok",
             Self::NoLibrary { .. } => "no_library",
@@ -114,7 +114,7 @@ impl NvmlState {
         }
     }
 
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Self::Ok => "NVML answered".into(),
             Self::NoLibrary { detail } => format!("no NVML library ({detail})"),

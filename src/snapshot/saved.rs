@@ -15,33 +15,33 @@ use super::{Severity, Snapshot};
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// The first line of a Markdown report.
-pub const MARKDOWN_HEADING: &str = "## onnx-doctor report";
+pub(crate) const MARKDOWN_HEADING: &str = "## onnx-doctor report";
 
 /// The summary line of a Markdown report's snapshot block.
-pub const SNAPSHOT_SUMMARY: &str = "Snapshot (re-check with <code>onnx-doctor --snapshot FILE</code>)";
+pub(crate) const SNAPSHOT_SUMMARY: &str = "Snapshot (re-check with <code>onnx-doctor --snapshot FILE</code>)";
 
 /// What a reader relies on in a JSON report: its findings' codes and
 /// severities, and the snapshot they were judged from.
 #[derive(Deserialize)]
-pub struct SavedReport {
+pub(crate) struct SavedReport {
     pub findings: Vec<SavedFinding>,
     pub snapshot: Snapshot,
 }
 
 #[derive(Deserialize)]
-pub struct SavedFinding {
+pub(crate) struct SavedFinding {
     pub code: String,
     pub severity: Severity,
 }
 
 /// A JSON report of the schema this doctor reads; the error says what the
 /// text is instead.
-pub fn read_report(text: &str) -> Result<SavedReport, String> {
+pub(crate) fn read_report(text: &str) -> Result<SavedReport, String> {
     checked(serde_json::from_str(text))
 }
 
 /// A JSON report already parsed as a value (one of a stream).
-pub fn report_from_value(value: serde_json::Value) -> Result<SavedReport, String> {
+pub(crate) fn report_from_value(value: serde_json::Value) -> Result<SavedReport, String> {
     checked(serde_json::from_value(value))
 }
 
@@ -59,7 +59,7 @@ fn checked(parsed: serde_json::Result<SavedReport>) -> Result<SavedReport, Strin
 /// Reads a saved snapshot: a bare snapshot, the JSON report that holds
 /// one, or the Markdown report with its snapshot block. The error says
 /// what the text is instead.
-pub fn read_snapshot(text: &str) -> Result<Snapshot, String> {
+pub(crate) fn read_snapshot(text: &str) -> Result<Snapshot, String> {
     let trimmed = text.trim_start_matches('\u{feff}').trim();
     let json = if trimmed.starts_with('{') {
         trimmed
@@ -84,7 +84,7 @@ pub fn read_snapshot(text: &str) -> Result<Snapshot, String> {
 
 /// The Markdown block that carries a snapshot: the summary line and the
 /// snapshot's JSON in `fenced` (a code block as long as the JSON needs).
-pub fn markdown_block(fenced: &str) -> String {
+pub(crate) fn markdown_block(fenced: &str) -> String {
     format!("<details><summary>{SNAPSHOT_SUMMARY}</summary>\n\n{fenced}\n\n</details>")
 }
 

@@ -22,14 +22,14 @@ use crate::version::{Spec, Ver};
 pub struct Component(Cow<'static, str>);
 
 impl Component {
-    pub const SYSTEM: Self = Self::fixed("system");
-    pub const DRIVER: Self = Self::fixed("driver");
-    pub const GPU: Self = Self::fixed("gpu");
-    pub const CUDA: Self = Self::fixed("cuda");
-    pub const CUDNN: Self = Self::fixed("cudnn");
-    pub const TENSORRT: Self = Self::fixed("tensorrt");
+    pub(crate) const SYSTEM: Self = Self::fixed("system");
+    pub(crate) const DRIVER: Self = Self::fixed("driver");
+    pub(crate) const GPU: Self = Self::fixed("gpu");
+    pub(crate) const CUDA: Self = Self::fixed("cuda");
+    pub(crate) const CUDNN: Self = Self::fixed("cudnn");
+    pub(crate) const TENSORRT: Self = Self::fixed("tensorrt");
     /// The Python environment itself, and packages no stack entry names.
-    pub const PYTHON: Self = Self::fixed("python");
+    pub(crate) const PYTHON: Self = Self::fixed("python");
 
     /// The parts of the machine, which every matrix knows.
     pub const MACHINE: &[Self] =
@@ -39,7 +39,7 @@ impl Component {
         Self(Cow::Borrowed(name))
     }
 
-    pub fn new(name: impl Into<String>) -> Self {
+    pub(crate) fn new(name: impl Into<String>) -> Self {
         Self(Cow::Owned(name.into()))
     }
 
@@ -64,7 +64,7 @@ pub enum Severity {
 }
 
 impl Severity {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Info => "info",
             Self::Warning => "warning",
@@ -90,7 +90,7 @@ pub fn normalize_name(name: &str) -> String {
 
 /// [`normalize_name`] into a buffer the caller reuses: a long package list
 /// normalises every name it reads without allocating for each.
-pub fn normalize_name_into(name: &str, out: &mut String) {
+pub(crate) fn normalize_name_into(name: &str, out: &mut String) {
     let name = name.trim();
     out.clear();
     // PEP 503 over a valid name (pep508_rs's rules): ASCII letters and
@@ -144,7 +144,7 @@ pub enum Library {
 }
 
 impl Library {
-    pub const ALL: &[Self] = &[
+    pub(crate) const ALL: &[Self] = &[
         Self::Cudart,
         Self::Cudnn,
         Self::Cublas,
@@ -156,7 +156,7 @@ impl Library {
     ];
 
     /// The file name up to its version suffix (`libcudnn.so`).
-    pub fn stem(self) -> &'static str {
+    pub(crate) fn stem(self) -> &'static str {
         match self {
             Self::Cudart => "libcudart.so",
             Self::Cudnn => "libcudnn.so",
@@ -170,7 +170,7 @@ impl Library {
     }
 
     /// The component a copy of this library belongs to.
-    pub fn component(self) -> Component {
+    pub(crate) fn component(self) -> Component {
         match self {
             Self::Cudnn => Component::CUDNN,
             Self::Nvinfer => Component::TENSORRT,

@@ -13,7 +13,7 @@ const FIELDS: &[&str] = &["index", "name", "driver_version", "compute_cap", "mem
 
 /// Asks nvidia-smi for the GPUs. Fields an old nvidia-smi rejects are
 /// dropped one at a time and the query repeated.
-pub fn query_nvidia_smi(host: &Host) -> Result<(Option<Driver>, Vec<Gpu>), String> {
+pub(crate) fn query_nvidia_smi(host: &Host) -> Result<(Option<Driver>, Vec<Gpu>), String> {
     let smi = host.which("nvidia-smi").ok_or_else(|| "nvidia-smi is not on PATH".to_string())?;
     let mut fields: Vec<&str> = FIELDS.to_vec();
     loop {

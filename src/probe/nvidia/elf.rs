@@ -22,7 +22,7 @@ use crate::snapshot::nvidia::{Resolution, Unresolved};
 
 /// The dynamic-section facts of one ELF file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Dynamics {
+pub(crate) struct Dynamics {
     pub needed: Vec<String>,
     pub rpath: Vec<String>,
     pub runpath: Vec<String>,
@@ -41,7 +41,7 @@ const MAX_STRING: usize = 64 * 1024;
 /// program headers, the dynamic section and the strings it names. A 1 GB
 /// `libtorch_cuda.so` costs a few kilobytes, and a library truncated while
 /// it is read is an error, not a crash (a memory map would fault).
-pub fn read_dynamics(path: &Path) -> Result<Dynamics, String> {
+pub(crate) fn read_dynamics(path: &Path) -> Result<Dynamics, String> {
     let file = crate::host::open_regular(path).map_err(|e| e.to_string())?;
     let read = |offset: u64, len: u64| -> Result<Vec<u8>, String> {
         let mut buf = vec![0u8; len.min(MAX_TABLE) as usize];
@@ -151,7 +151,7 @@ fn file_offset(phdrs: &[ProgramHeader], vaddr: u64) -> Option<u64> {
 }
 
 /// Where the loader looks besides an object's own paths.
-pub struct SearchPath {
+pub(crate) struct SearchPath {
     pub ld_library_path: Vec<PathBuf>,
     /// soname → path, from the loader cache (already under the root).
     pub cache: BTreeMap<String, PathBuf>,
@@ -167,11 +167,11 @@ pub struct SearchPath {
 /// it is asked about: a soname is then a set look-up, not a `stat` per
 /// directory per soname.
 #[derive(Default)]
-pub struct Listings(RefCell<HashMap<PathBuf, Option<HashSet<OsString>>>>);
+pub(crate) struct Listings(RefCell<HashMap<PathBuf, Option<HashSet<OsString>>>>);
 
 impl Listings {
     /// Whether `dir/name` exists (a symlink counts when its target does).
-    pub fn has(&self, dir: &Path, name: &str) -> bool {
+    pub(crate) fn has(&self, dir: &Path, name: &str) -> bool {
         if matches!(name, "" | "." | "..") {
             return dir.join(name).exists();
         }
@@ -186,7 +186,7 @@ impl Listings {
 
 /// The outcome for one library: every dependency found and how, and every
 /// one nothing found.
-pub struct Walk {
+pub(crate) struct Walk {
     pub resolved: Vec<Resolution>,
     pub unresolved: Vec<(String, PathBuf)>,
 }
@@ -194,7 +194,7 @@ pub struct Walk {
 const MAX_OBJECTS: usize = 256;
 
 /// Follows the dependencies of `root` breadth first.
-pub fn resolve(root: &Path, search: &SearchPath) -> Result<Walk, String> {
+pub(crate) fn resolve(root: &Path, search: &SearchPath) -> Result<Walk, String> {
     let first = read_dynamics(root)?;
     let mut walk = Walk { resolved: Vec::new(), unresolved: Vec::new() };
     let mut seen: BTreeMap<String, ()> = BTreeMap::new();
@@ -257,7 +257,11 @@ fn find(soname: &str, object: &Path, d: &Dynamics, search: &SearchPath) -> Optio
 }
 
 /// Unresolved sonames, with copies that exist elsewhere on the machine.
-pub fn unresolved_with_hints(walk: &Walk, elsewhere: &[PathBuf], listings: &Listings) -> Vec<Unresolved> {
+pub(crate) fn unresolved_with_hints(
+    walk: &Walk,
+    elsewhere: &[PathBuf],
+    listings: &Listings,
+) -> Vec<Unresolved> {
     walk.unresolved
         .iter()
         .map(|(soname, needed_by)| Unresolved {

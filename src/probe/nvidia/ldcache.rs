@@ -14,12 +14,12 @@ const HEADER: usize = 48;
 const ENTRY: usize = 24;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CacheEntry {
+pub(crate) struct CacheEntry {
     pub soname: String,
     pub path: PathBuf,
 }
 
-pub fn parse(bytes: &[u8]) -> Vec<CacheEntry> {
+pub(crate) fn parse(bytes: &[u8]) -> Vec<CacheEntry> {
     let Some(start) = memchr::memmem::find(bytes, MAGIC) else { return Vec::new() };
     let data = &bytes[start..];
     let u32_at = |off: usize| data.get(off..off + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));

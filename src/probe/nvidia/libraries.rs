@@ -20,7 +20,7 @@ use crate::version::Ver;
 /// names it, and each path is kept once, so a search costs what the
 /// directories hold, not that times how often they are named.
 #[derive(Default)]
-pub struct Copies {
+pub(crate) struct Copies {
     pub copies: Vec<LibraryCopy>,
     paths: HashSet<PathBuf>,
     /// Directories listed, as named and as resolved.
@@ -30,14 +30,14 @@ pub struct Copies {
 
 impl Copies {
     /// Copies already found elsewhere, kept first.
-    pub fn from_found(copies: Vec<LibraryCopy>) -> Self {
+    pub(crate) fn from_found(copies: Vec<LibraryCopy>) -> Self {
         let paths = copies.iter().map(|c| c.path.clone()).collect();
         Self { copies, paths, ..Self::default() }
     }
 
     /// Lists the interesting libraries in `dir`, unless it was listed
     /// before; a copy keeps the origin it was first found through.
-    pub fn scan_dir(&mut self, dir: &Path, origin: &str) {
+    pub(crate) fn scan_dir(&mut self, dir: &Path, origin: &str) {
         if !self.named.insert(dir.to_path_buf()) {
             return;
         }
@@ -63,7 +63,7 @@ impl Copies {
 /// Keeps one entry per real file: the symlinks `libcudnn.so` →
 /// `libcudnn.so.9` → `libcudnn.so.9.1.0` are one copy, named by the most
 /// specific name, at the first origin it was seen from.
-pub fn collapse_symlinks(copies: Vec<LibraryCopy>) -> Vec<LibraryCopy> {
+pub(crate) fn collapse_symlinks(copies: Vec<LibraryCopy>) -> Vec<LibraryCopy> {
     let mut by_target: BTreeMap<PathBuf, LibraryCopy> = BTreeMap::new();
     let mut order: Vec<PathBuf> = Vec::new();
     for c in copies {
@@ -88,7 +88,7 @@ pub fn collapse_symlinks(copies: Vec<LibraryCopy>) -> Vec<LibraryCopy> {
 
 /// CUDA toolkit directories: `CUDA_HOME`, `CUDA_PATH`, `CUDA_ROOT`, then
 /// `/usr/local/cuda*` and `/opt/cuda` under the root.
-pub fn toolkits(host: &Host) -> Vec<Toolkit> {
+pub(crate) fn toolkits(host: &Host) -> Vec<Toolkit> {
     let mut candidates: Vec<(PathBuf, String)> = Vec::new();
     for var in ["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"] {
         if let Some(v) = host.env_str(var) {
@@ -159,12 +159,12 @@ fn toolkit_version(host: &Host, root: &Path) -> Option<(Ver, String)> {
 }
 
 /// `Cuda compilation tools, release 12.4, V12.4.131` → 12.4.131.
-pub fn nvcc_version(host: &Host, nvcc: &Path) -> Option<Ver> {
+pub(crate) fn nvcc_version(host: &Host, nvcc: &Path) -> Option<Ver> {
     let out = host.run(nvcc, &[OsString::from("--version")]).ok()?;
     parse_nvcc(&out.stdout_lossy())
 }
 
-pub fn parse_nvcc(text: &str) -> Option<Ver> {
+pub(crate) fn parse_nvcc(text: &str) -> Option<Ver> {
     let line = text.lines().find(|l| l.contains("release"))?;
     let full = line.split_whitespace().find_map(|w| w.strip_prefix('V')).filter(|v| v.contains('.'));
     let short = line.split("release").nth(1)?.split(',').next()?.trim();
@@ -174,7 +174,7 @@ pub fn parse_nvcc(text: &str) -> Option<Ver> {
 /// The value of `#define NAME value`, following one level of indirection
 /// to another macro (`#define NV_TENSORRT_MAJOR TRT_MAJOR_ENTERPRISE`, as
 /// TensorRT headers do since 10.11).
-pub fn define_value(text: &str, name: &str) -> Option<String> {
+pub(crate) fn define_value(text: &str, name: &str) -> Option<String> {
     let lookup = |n: &str| {
         text.lines().find_map(|l| {
             let mut w = l.split_whitespace();
@@ -195,14 +195,14 @@ pub fn define_value(text: &str, name: &str) -> Option<String> {
 /// cuDNN's version from `cudnn_version.h` (8 and later) or `cudnn.h` (7 and
 /// earlier): the three defines, never the encoded CUDNN_VERSION (its
 /// multiplier changed between 8 and 9).
-pub fn cudnn_header_version(text: &str) -> Option<Ver> {
+pub(crate) fn cudnn_header_version(text: &str) -> Option<Ver> {
     let major = define_value(text, "CUDNN_MAJOR")?;
     let minor = define_value(text, "CUDNN_MINOR")?;
     let patch = define_value(text, "CUDNN_PATCHLEVEL")?;
     Some(Ver::new(format!("{major}.{minor}.{patch}")))
 }
 
-pub fn tensorrt_header_version(text: &str) -> Option<Ver> {
+pub(crate) fn tensorrt_header_version(text: &str) -> Option<Ver> {
     let major = define_value(text, "NV_TENSORRT_MAJOR")?;
     let minor = define_value(text, "NV_TENSORRT_MINOR")?;
     let patch = define_value(text, "NV_TENSORRT_PATCH")?;
@@ -211,7 +211,7 @@ pub fn tensorrt_header_version(text: &str) -> Option<Ver> {
 }
 
 /// Reads the version headers found in `include_dirs`, each directory once.
-pub fn headers(include_dirs: &[PathBuf]) -> Vec<HeaderVersion> {
+pub(crate) fn headers(include_dirs: &[PathBuf]) -> Vec<HeaderVersion> {
     let mut out = Vec::new();
     let mut read: HashSet<&Path> = HashSet::new();
     for dir in include_dirs {

@@ -27,7 +27,7 @@ use crate::snapshot::{Library, Probed, PythonEnv};
 use crate::version::Ver;
 
 /// The part of the probe that needs nothing from Python.
-pub fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
+pub(crate) fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
     let answer = nvml::probe(nvml_lib, host.timeout());
     let kernel_module = match host.read_system_file("/proc/driver/nvidia/version", FileKind::System) {
         Ok(text) => match crate::formats::proc_driver_version(&text) {
@@ -189,7 +189,12 @@ fn machine_libraries(host: &Host, toolkits: &[Toolkit]) -> (Vec<LibraryCopy>, Ve
 /// Adds what lives inside the Python environments: pip wheels of CUDA,
 /// cuDNN and TensorRT, and the loader's view of the GPU libraries of
 /// onnxruntime, torch and TensorRT.
-pub fn add_python_envs(nvidia: &mut Nvidia, host: &Host, pythons: &[PythonEnv], stack: &[StackPackage]) {
+pub(crate) fn add_python_envs(
+    nvidia: &mut Nvidia,
+    host: &Host,
+    pythons: &[PythonEnv],
+    stack: &[StackPackage],
+) {
     let mut wheel_dirs: Vec<PathBuf> = Vec::new();
     let mut include_dirs = Vec::new();
     let mut copies = libraries::Copies::from_found(std::mem::take(&mut nvidia.libraries));

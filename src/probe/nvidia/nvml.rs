@@ -29,7 +29,7 @@ const STATIC_BUILD: Option<&str> = if cfg!(target_feature = "crt-static") {
     None
 };
 
-pub struct NvmlAnswer {
+pub(crate) struct NvmlAnswer {
     pub state: NvmlState,
     pub driver: Option<Driver>,
     pub gpus: Option<Vec<Gpu>>,
@@ -43,7 +43,7 @@ impl NvmlAnswer {
 
 /// Asks NVML, loading it from `lib` (a path or a bare name) or the default
 /// `libnvidia-ml.so.1`.
-pub fn probe(lib: Option<OsString>, timeout: Duration) -> NvmlAnswer {
+pub(crate) fn probe(lib: Option<OsString>, timeout: Duration) -> NvmlAnswer {
     if let Some(why) = STATIC_BUILD {
         return NvmlAnswer::failed(NvmlState::Error { detail: why.into() });
     }

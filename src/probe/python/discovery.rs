@@ -16,13 +16,13 @@ use crate::host::Host;
 use crate::snapshot::PythonSource;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     pub executable: PathBuf,
     pub source: PythonSource,
 }
 
 /// Finds the interpreters to probe, in priority order, without duplicates.
-pub fn discover(host: &Host, explicit: &[PathBuf]) -> Vec<Candidate> {
+pub(crate) fn discover(host: &Host, explicit: &[PathBuf]) -> Vec<Candidate> {
     let mut found: Vec<Candidate> = Vec::new();
     let mut push = |executable: PathBuf, source: PythonSource| {
         let id = identity(&executable);
@@ -78,7 +78,7 @@ fn identity(executable: &Path) -> PathBuf {
 }
 
 /// `<env>/bin/python` with `<env>/pyvenv.cfg` beside `bin`.
-pub fn venv_root(executable: &Path) -> Option<PathBuf> {
+pub(crate) fn venv_root(executable: &Path) -> Option<PathBuf> {
     let env = executable.parent()?.parent()?;
     env.join("pyvenv.cfg").is_file().then(|| env.to_path_buf())
 }

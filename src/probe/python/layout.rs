@@ -16,14 +16,14 @@ use crate::version::Ver;
 use super::discovery::venv_root;
 
 #[derive(Debug)]
-pub struct Layout {
+pub(crate) struct Layout {
     pub version: Option<Ver>,
     pub kind: EnvKind,
     pub site_dirs: Vec<PathBuf>,
 }
 
 /// Guesses the layout of the environment `executable` belongs to.
-pub fn guess(host: &Host, executable: &Path) -> Result<Layout, String> {
+pub(crate) fn guess(host: &Host, executable: &Path) -> Result<Layout, String> {
     let resolved = through_pyenv_shim(host, executable);
     let executable = resolved.as_deref().unwrap_or(executable);
     let mut site_dirs: Vec<PathBuf> = host

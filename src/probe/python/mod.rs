@@ -112,7 +112,7 @@ fn tail(text: &str, lines: usize) -> String {
 
 /// Probes one interpreter: runs the script (more than once only when an
 /// import hangs or crashes), then reads its distributions.
-pub fn probe(host: &Host, candidate: &Candidate, options: &ProbeOptions) -> PythonEnv {
+pub(crate) fn probe(host: &Host, candidate: &Candidate, options: &ProbeOptions) -> PythonEnv {
     let session = run_script(host, candidate, options);
     let Some(i) = session.interpreter else {
         let reason = session.failure.unwrap_or_else(|| "the interpreter gave no answer".into());
@@ -143,7 +143,7 @@ pub fn probe(host: &Host, candidate: &Candidate, options: &ProbeOptions) -> Pyth
 
 /// The stack's file facts, read from the first site directory that has the
 /// file: what a package says of itself without being imported.
-pub fn file_facts(
+pub(crate) fn file_facts(
     site_dirs: &[PathBuf],
     stack: &[StackPackage],
 ) -> BTreeMap<String, BTreeMap<String, String>> {
@@ -306,7 +306,7 @@ fn ended_early(out: &CommandOutput) -> ImportStatus {
 }
 
 /// The `--fast` probe: metadata on disk only, no process.
-pub fn probe_fast(host: &Host, candidate: &Candidate, options: &ProbeOptions) -> PythonEnv {
+pub(crate) fn probe_fast(host: &Host, candidate: &Candidate, options: &ProbeOptions) -> PythonEnv {
     let reason = "--fast: the interpreter was not run".to_string();
     let mut env = from_layout(host, candidate, options, Probed::NotEvaluated(reason));
     env.imports.clear();
