@@ -123,7 +123,8 @@ fn versions(report: &serde_json::Value) -> BTreeMap<String, String> {
 
 #[test]
 fn fast_mode_agrees_with_the_full_probe_on_every_version() {
-    for venv in [healthy_venv(), ort117_numpy2_venv(), onnx113_protobuf319_venv()] {
+    // torch-export reaches torch through a .pth file, as Python does.
+    for venv in [healthy_venv(), ort117_numpy2_venv(), onnx113_protobuf319_venv(), torch_export_venv()] {
         let (_, full) = check_json(&venv, &[]);
         let (_, fast) = check_json(&venv, &["--fast"]);
         assert_eq!(fast["snapshot"]["mode"], "fast");
@@ -131,6 +132,8 @@ fn fast_mode_agrees_with_the_full_probe_on_every_version() {
         assert!(fast_v.len() >= 4, "{fast_v:?}");
         assert_eq!(full_v, fast_v, "{}", venv.display());
         assert_eq!(full["snapshot"]["pythons"][0]["version"], fast["snapshot"]["pythons"][0]["version"]);
+        // The same facts, the same plan.
+        assert_eq!(full["fix_plan"], fast["fix_plan"], "{}", venv.display());
     }
 }
 

@@ -26,10 +26,11 @@ pub(crate) struct Layout {
 pub(crate) fn guess(host: &Host, executable: &Path) -> Result<Layout, String> {
     let resolved = through_pyenv_shim(host, executable);
     let executable = resolved.as_deref().unwrap_or(executable);
-    let mut site_dirs: Vec<PathBuf> = host
+    let pythonpath: Vec<PathBuf> = host
         .env_str("PYTHONPATH")
         .map(|p| std::env::split_paths(&p).filter(|d| d.is_dir()).collect())
         .unwrap_or_default();
+    let mut site_dirs = Vec::new();
 
     if let Some(env) = venv_root(executable) {
         let cfg = read_text(&env.join("pyvenv.cfg"), FileKind::System).unwrap_or_default();
@@ -53,7 +54,7 @@ pub(crate) fn guess(host: &Host, executable: &Path) -> Result<Layout, String> {
         {
             site_dirs.extend(lib_site_dirs(base, xy.as_deref()));
         }
-        return finish(version, kind, site_dirs, executable);
+        return finish(version, kind, pythonpath, site_dirs, executable);
     }
 
     let real = crate::host::canonicalize(executable).map_err(|e| format!("{}: {e}", executable.display()))?;
@@ -77,7 +78,7 @@ pub(crate) fn guess(host: &Host, executable: &Path) -> Result<Layout, String> {
         }
         site_dirs.push(PathBuf::from("/usr/lib/python3/dist-packages"));
     }
-    finish(version, kind, site_dirs, executable)
+    finish(version, kind, pythonpath, site_dirs, executable)
 }
 
 /// `~/.pyenv/shims/python3` is a script that picks an interpreter at run
@@ -110,10 +111,12 @@ fn through_pyenv_shim(host: &Host, executable: &Path) -> Option<PathBuf> {
 fn finish(
     version: Option<Ver>,
     kind: EnvKind,
+    pythonpath: Vec<PathBuf>,
     site_dirs: Vec<PathBuf>,
     exe: &Path,
 ) -> Result<Layout, String> {
-    let site_dirs = super::distinct_dirs(site_dirs.into_iter().filter(|d| d.is_dir()));
+    let site_dirs = site_dirs.into_iter().filter(|d| d.is_dir()).flat_map(|d| with_pth_dirs(&d));
+    let site_dirs = super::distinct_dirs(pythonpath.into_iter().chain(site_dirs));
     if site_dirs.is_empty() {
         return Err(format!(
             "found no site-packages for {} without running it; pass --python with the real interpreter",
@@ -121,6 +124,47 @@ fn finish(
         ));
     }
     Ok(Layout { version, kind, site_dirs })
+}
+
+/// The most `.pth` files of one site directory that are read.
+const PTH_FILES: usize = 1000;
+
+/// A site directory followed by the directories its `.pth` files add, as
+/// Python's `site` module adds them at start-up: each line that is not a
+/// comment and not an `import` statement names a directory, relative to
+/// the site directory, added when it exists. (The `import` lines run code;
+/// without running the interpreter they are skipped.) An environment that
+/// extends another through a `.pth` file (a venv layered on a shared
+/// torch) then has the same packages with `--fast` as without.
+fn with_pth_dirs(site: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![site.to_path_buf()];
+    let Ok(entries) = crate::host::read_dir(site) else { return dirs };
+    let mut pth: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "pth")
+                && !p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'))
+        })
+        .collect();
+    pth.sort();
+    for file in pth.iter().take(PTH_FILES) {
+        let Ok(text) = read_text(file, FileKind::System) else { continue };
+        for line in text.lines() {
+            let line = line.trim_end();
+            if line.is_empty()
+                || line.starts_with('#')
+                || line.starts_with("import ")
+                || line.starts_with("import\t")
+            {
+                continue;
+            }
+            let dir = site.join(line);
+            if dir.is_dir() {
+                dirs.push(dir);
+            }
+        }
+    }
+    dirs
 }
 
 fn major_minor(v: &Ver) -> Option<String> {
@@ -226,5 +270,27 @@ mod tests {
         let host = Host::new("/".into(), BTreeMap::new(), "/".into(), Duration::from_secs(1));
         let err = guess(&host, &exe).unwrap_err();
         assert!(err.contains("--python"), "{err}");
+    }
+
+    #[test]
+    fn pth_files_add_the_directories_python_would_add_and_run_nothing() {
+        let t = tempfile::tempdir().unwrap();
+        let env = t.path().join("env");
+        let site = env.join("lib/python3.11/site-packages");
+        let shared = t.path().join("shared/site-packages");
+        std::fs::create_dir_all(env.join("bin")).unwrap();
+        std::fs::create_dir_all(&site).unwrap();
+        std::fs::create_dir_all(&shared).unwrap();
+        std::fs::write(env.join("bin/python"), "").unwrap();
+        std::fs::write(env.join("pyvenv.cfg"), "home = /usr/bin\nversion = 3.11.7\n").unwrap();
+        let line = format!(
+            "# a comment\nimport os; os.system('touch /tmp/x')\n{}\n../../../nowhere\n",
+            shared.display()
+        );
+        std::fs::write(site.join("shared.pth"), line).unwrap();
+        std::fs::write(site.join(".hidden.pth"), "../../..\n").unwrap();
+        let host = Host::new("/".into(), BTreeMap::new(), "/".into(), Duration::from_secs(1));
+        let l = guess(&host, &env.join("bin/python")).unwrap();
+        assert_eq!(l.site_dirs, vec![site, shared]);
     }
 }
