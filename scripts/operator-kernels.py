@@ -341,9 +341,11 @@ def build(paths):
         "# the function that generates that document), or from the document itself",
         "# where no wheel can answer (the CUDA provider needs a GPU); do not edit by hand.",
         "#",
-        "# A range is `6-12`, `13` or `14+` (14 and every later version the release",
-        "# knows); `@1.17` means from 1.17 on, `@..1.16` up to 1.16, `@1.17..1.19`",
-        "# those releases only; no mark means every release listed.",
+        "# A range is `6-12`, `13` or `14+`: `14+` is a kernel registered from",
+        "# version 14 with no end, which serves the operator's schema version 14",
+        "# only (a later schema version needs a kernel of its own, as onnxruntime's",
+        "# registry looks kernels up); `@1.17` means from 1.17 on, `@..1.16` up to",
+        "# 1.16, `@1.17..1.19` those releases only; no mark means every release listed.",
         "operator_kernels:",
     ]
     for provider in providers:

@@ -293,3 +293,44 @@ fn onnxruntime_1_32_ships_for_python_3_11_to_3_14() {
     quiet(&world().python("3.14.0").dists(&[("onnxruntime", "1.32.0")]).judge(), code);
     quiet(&world().python("3.11.9").dists(&[("onnxruntime", "1.32.0")]).judge(), code);
 }
+
+// -- TensorRT 6 needs Reshape's shape as a constant; 7.0 takes Resize sizes at run time ----
+
+fn computed(operand: &str, op: &str, tensorrt: &str) -> Value {
+    world()
+        .model(6, 11, &[("ai.onnx", op)])
+        .model_set("shape_operands", json!([{"operand": operand, "nodes": 1, "first": "n"}]))
+        .target("tensorrt", tensorrt)
+        .judge()
+}
+
+#[test]
+fn tensorrt_6_needs_a_constant_reshape_shape_and_7_0_computed_resize_sizes_do_not_matter() {
+    let code = "model-shape-computed-for-old-tensorrt";
+    let msg = fires(&computed("Reshape.shape", "Reshape", "6.0.1"), code);
+    assert!(msg.contains("Reshape.shape"), "{msg}");
+    quiet(&computed("Reshape.shape", "Reshape", "7.0.0"), code);
+    quiet(&computed("Resize.sizes", "Resize", "7.0.0"), code);
+    fires(&computed("Resize.scales", "Resize", "7.0.0"), code);
+}
+
+// -- GPU names the longest-name match used to misread -------------------------------------
+
+#[test]
+fn maxwell_and_kepler_parts_inside_wider_names_get_their_own_compute_capability() {
+    for (name, cc) in [
+        ("NVIDIA GeForce GTX 960M", "5.0"),
+        ("GeForce GTX 950M", "5.0"),
+        ("GeForce GTX 970", "5.2"),
+        ("Quadro K620", "5.0"),
+        ("Quadro K2200", "5.0"),
+        ("Quadro K6000", "3.5"),
+        ("Quadro K4000", "3.0"),
+        ("Quadro M1000M", "5.0"),
+        ("Quadro M4000", "5.2"),
+    ] {
+        let r = diagnose(&format!("GPU 0: {name} (UUID: GPU-0)\ntorch==2.1.0+cu118\n"));
+        let gpus = &r["snapshot"]["nvidia"]["found"]["gpus"]["found"];
+        assert_eq!(gpus[0]["compute_capability"], cc, "{name}: {gpus:#}");
+    }
+}
