@@ -122,7 +122,7 @@ fn github_annotations_name_the_environment_give_every_fix_and_fill_the_job_summa
     let gh = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = gh.lines().collect();
     // One line per finding, and the summary notice; no raw line breaks.
-    assert_eq!(lines.len(), 5 + 1, "{gh}");
+    assert_eq!(lines.len(), 6 + 1, "{gh}");
     let provider = lines
         .iter()
         .find(|l| l.contains("onnxruntime-provider-cannot-load"))

@@ -242,6 +242,11 @@ fn cases() -> Vec<(&'static str, World, World)> {
                 .imported("torch", torch_cuda("9.1.0")),
         ),
         (
+            "onnxruntime-gpu-without-driver",
+            w().no_driver().dist("onnxruntime-gpu", "1.20.1"),
+            w().dist("onnxruntime-gpu", "1.20.1"),
+        ),
+        (
             "driver-too-old-for-onnxruntime-gpu",
             w().driver("525.60.13").dist("onnxruntime-gpu", "1.27.0"),
             w().driver("525.60.13").dist("onnxruntime-gpu", "1.26.0"),

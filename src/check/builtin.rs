@@ -106,7 +106,9 @@ impl EnvChecks<'_> {
             let explains: Vec<bool> = self.j.findings[self.first..]
                 .iter()
                 .map(|f| {
+                    // A note suggests; it is no cause of a failure.
                     component != Component::PYTHON
+                        && f.severity != Severity::Info
                         && f.components.contains(&component)
                         && (f.code != requirement || names_missing(f))
                 })
