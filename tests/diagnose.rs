@@ -670,3 +670,28 @@ fn a_paste_of_numpy_alone_does_not_say_nothing_is_installed() {
     assert!(text.contains("numpy 2.0.0"), "{text}");
     assert!(!text.contains("no package of the stack is installed"), "{text}");
 }
+
+/// A NumPy-1 traceback from `import onnxruntime` is onnxruntime's failure:
+/// it makes no warning about onnx an error, though both name numpy 2.
+#[test]
+fn a_traceback_is_evidence_only_against_the_package_whose_frames_it_shows() {
+    let traceback = |package: &str| {
+        format!(
+            "numpy==2.0.0\nonnx==1.16.0\nonnxruntime==1.18.0\n\
+             A module that was compiled using NumPy 1.x cannot be run in\n\
+             NumPy 2.0.0 as it may crash.\n\n\
+             Traceback (most recent call last):\n  File \"/app/run.py\", line 3, in <module>\n    import {package}\n\
+             \x20 File \"/usr/lib/python3/site-packages/{package}/__init__.py\", line 23, in <module>\n\
+             AttributeError: _ARRAY_API not found\n"
+        )
+    };
+    let r = diagnose_text(&traceback("onnxruntime"));
+    assert_eq!(finding(&r, "onnxruntime-built-against-numpy1")["severity"], "error");
+    let onnx = finding(&r, "onnx-untested-with-numpy2");
+    assert_eq!(onnx["severity"], "warning", "{onnx:#}");
+    assert!(onnx["evidence"].as_array().is_none_or(Vec::is_empty), "{onnx:#}");
+    // Without frames the line cannot be placed: every explanation keeps it.
+    let bare = "numpy==2.0.0\nonnx==1.16.0\nonnxruntime==1.18.0\nA module that was compiled using NumPy 1.x cannot be run in\n";
+    let r = diagnose_text(bare);
+    assert!(!finding(&r, "onnx-untested-with-numpy2")["evidence"].as_array().unwrap().is_empty(), "{r:#}");
+}

@@ -269,8 +269,16 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
         }
         let evidence: Vec<String> =
             hits.iter().map(|(l, _)| format!("line {}: {}", l.line, l.text)).collect();
+        // Where the traceback names the package that failed, the line
+        // explains only the findings about that package.
+        let failed = failing_components(&hits, matrix);
+        let about_failed = |f: &Finding| f.components.iter().any(|c| failed.contains(c));
+        let narrowed = !failed.is_empty()
+            && j.findings.iter().any(|f| explained_by.contains(&f.code) && about_failed(f));
         let mut explained = false;
-        for f in j.findings.iter_mut().filter(|f| explained_by.contains(&f.code)) {
+        for f in
+            j.findings.iter_mut().filter(|f| explained_by.contains(&f.code) && (!narrowed || about_failed(f)))
+        {
             // The paste shows the failure a warning predicts: it happened.
             f.severity = f.severity.max(rule.severity);
             // Two signatures may explain the same line with one finding.
@@ -300,6 +308,22 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
         j.findings.push(f);
         j.outcomes.push(RuleOutcome { code: rule.code.clone(), subject: None, outcome: Outcome::Fired });
     }
+}
+
+/// The components of the stack packages whose files the traceback frames
+/// around the matched lines are in.
+fn failing_components(
+    hits: &[(&crate::snapshot::PastedLine, regex::Captures<'_>)],
+    matrix: &Matrix,
+) -> Vec<Component> {
+    let mut out = Vec::new();
+    for dir in hits.iter().flat_map(|(l, _)| &l.near) {
+        let package = matrix.stack.iter().find(|p| p.module.split('.').next() == Some(dir.as_str()));
+        if let Some(p) = package.filter(|p| !out.contains(&p.component)) {
+            out.push(p.component.clone());
+        }
+    }
+    out
 }
 
 /// `{aten.opset}` and `{aten.torch}` for the ATen operator the first of

@@ -75,18 +75,55 @@ fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &M
             continue;
         }
         if c.error_lines.len() < MAX_ERROR_LINES && set.is_match(line) {
-            c.error_lines.push(PastedLine { line: i + 1, text: line.to_string() });
+            c.error_lines.push(PastedLine { line: i + 1, text: line.to_string(), near: Vec::new() });
+        }
+        if c.frames.len() < MAX_FRAMES
+            && let Some(package) = frame_package(line)
+        {
+            c.frames.push((i + 1, package.to_string()));
         }
         mode = lines::read(line, mode, &mut c);
         if outside && mode == lines::Mode::Prose && read_once.len() < MAX_REMEMBERED_LINES {
             read_once.insert(line);
         }
     }
+    c.place_error_lines();
     c.facts_from_platforms(matrix);
     c.glibc_from_os(matrix);
     c.settle_guesses();
     c.settle_both_onnxruntimes();
     c.into_snapshot(matrix)
+}
+
+/// The most traceback frames remembered of one paste.
+const MAX_FRAMES: usize = 10_000;
+
+/// How many lines from an error line a traceback frame may be and still be
+/// its traceback's (NumPy prints its message before the frames).
+const FRAME_REACH: usize = 25;
+
+/// The package a traceback frame's file is in: the directory under
+/// `site-packages` or `dist-packages` (`File ".../site-packages/onnx/__init__.py"`).
+fn frame_package(line: &str) -> Option<&str> {
+    let path = line.trim_start().strip_prefix("File \"")?;
+    let at = ["site-packages", "dist-packages"].iter().find_map(|d| path.find(d).map(|i| i + d.len()))?;
+    let rest = path[at..].strip_prefix(['/', '\\'])?;
+    let name = &rest[..rest.find(['/', '\\', '"']).unwrap_or(rest.len())];
+    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some(name)
+}
+
+impl Collector {
+    /// Each error line learns the packages of the traceback frames near it.
+    fn place_error_lines(&mut self) {
+        for e in &mut self.error_lines {
+            let near = self.frames.iter().filter(|(l, _)| l.abs_diff(e.line) <= FRAME_REACH).map(|(_, p)| p);
+            for p in near {
+                if !e.near.contains(p) {
+                    e.near.push(p.clone());
+                }
+            }
+        }
+    }
 }
 
 /// One of several environments a paste describes apart.
@@ -198,6 +235,8 @@ pub(crate) struct Collector {
     gpus: BTreeMap<u32, (String, Option<String>)>,
     libraries: Vec<(String, usize)>,
     error_lines: Vec<PastedLine>,
+    /// Traceback frames in an installed package: (line, the package's directory).
+    frames: Vec<(usize, String)>,
     /// Facts read from sentences, paths and the like: (key, value, line),
     /// the first per key; used only where nothing structured stated them.
     guesses: Vec<(Key, String, usize)>,

@@ -231,6 +231,11 @@ pub struct Conflict {
 pub struct PastedLine {
     pub line: usize,
     pub text: String,
+    /// The packages whose files the traceback frames around the line are
+    /// in (`onnxruntime` for `.../site-packages/onnxruntime/__init__.py`):
+    /// whose failure the line reports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub near: Vec<String>,
 }
 
 fn not_probed<T>() -> Probed<T> {
