@@ -334,3 +334,30 @@ fn maxwell_and_kepler_parts_inside_wider_names_get_their_own_compute_capability(
         assert_eq!(gpus[0]["compute_capability"], cc, "{name}: {gpus:#}");
     }
 }
+
+// -- TensorRT 10.8 to 11.1: the opsets and operators of their parsers ---------------------
+
+#[test]
+fn tensorrt_10_8_to_11_1_parsers_are_judged_by_their_own_operators_md() {
+    let opset = |opset: i64, tensorrt: &str| {
+        world().model(10, opset, &[("ai.onnx", "Conv")]).target("tensorrt", tensorrt).judge()
+    };
+    let code = "model-opset-too-new-for-tensorrt";
+    fires(&opset(23, "10.8.0.43"), code);
+    quiet(&opset(22, "10.8.0.43"), code);
+    fires(&opset(24, "10.13.0.35"), code);
+    quiet(&opset(23, "10.12.0.36"), code);
+    quiet(&opset(24, "10.14.1.48"), code);
+    quiet(&opset(24, "11.1.0.106"), code);
+
+    let op = |name: &str, tensorrt: &str| {
+        world().model(10, 20, &[("ai.onnx", name)]).target("tensorrt", tensorrt).judge()
+    };
+    let code = "model-op-unsupported-by-tensorrt";
+    let r = op("Unique", "10.12.0.36");
+    fires(&r, code);
+    assert!(finding(&r, code)["evidence"].to_string().contains("Unique"), "{:#}", finding(&r, code));
+    fires(&op("DFT", "11.1.0.106"), code);
+    quiet(&op("STFT", "10.8.0.43"), code);
+    quiet(&op("HannWindow", "10.13.0.35"), code);
+}
