@@ -559,13 +559,13 @@ fn select_row<'t>(
     'rows: for (index, row) in table.rows.iter().enumerate().filter(|(_, r)| r.spec.contains(version)) {
         for ((fact, _), cond) in table.matches.iter().zip(&row.conditions) {
             let f = facts.get(fact);
-            match Some(truth(cond, &f, fact, integrated)) {
-                Some(Truth::Yes) => {}
-                Some(Truth::Unknown(r)) => {
+            match truth(cond, &f, fact, integrated) {
+                Truth::Yes => {}
+                Truth::Unknown(r) => {
                     why = format!(" ({r})");
                     continue 'rows;
                 }
-                _ => {
+                Truth::No => {
                     why = format!(" and {fact} {}", f.display());
                     continue 'rows;
                 }
