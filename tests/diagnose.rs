@@ -695,3 +695,20 @@ fn a_traceback_is_evidence_only_against_the_package_whose_frames_it_shows() {
     let r = diagnose_text(bare);
     assert!(!finding(&r, "onnx-untested-with-numpy2")["evidence"].as_array().unwrap().is_empty(), "{r:#}");
 }
+
+/// The warning torch 1.2 writes before the error says why; it chooses the
+/// fix, and the two lines are one finding.
+#[test]
+fn the_reason_torch_warns_before_an_export_error_chooses_the_fix() {
+    let r = diagnose_text(
+        "torch==1.2.0\n\
+         /usr/lib/python3/site-packages/torch/onnx/symbolic_helper.py:198: UserWarning: ONNX export failed on upsample_bilinear2d because align_corners == True not supported\n\
+         RuntimeError: ONNX export failed: Couldn't export operator aten::upsample_bilinear2d\n",
+    );
+    let codes = finding_codes(&r);
+    assert!(codes.contains(&"error-onnx-export-align-corners".to_string()), "{codes:?}");
+    assert!(!codes.contains(&"error-onnx-export-aten".to_string()), "{codes:?}");
+    let f = finding(&r, "error-onnx-export-align-corners");
+    assert!(f["fixes"][0].as_str().unwrap().contains("opset_version=11"), "{f:#}");
+    assert_eq!(f["evidence"].as_array().unwrap().len(), 2, "{f:#}");
+}

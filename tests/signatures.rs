@@ -8,6 +8,11 @@ use support::*;
 /// (code, a real message line, a line that must not match).
 const SAMPLES: &[(&str, &str, &str)] = &[
     (
+        "error-onnx-export-align-corners",
+        "UserWarning: ONNX export failed on upsample_bilinear2d because align_corners == True not supported",
+        "UserWarning: ONNX export failed on upsample_bilinear2d because scale_factor not supported",
+    ),
+    (
         "error-onnx-export-needs-newer-opset",
         "torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::tril' to ONNX opset version 13 is not supported. Support for this operator was added in version 14, try exporting with this version.",
         "Exporting the operator 'aten::tril' to ONNX opset version 14 succeeded",
