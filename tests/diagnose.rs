@@ -711,4 +711,14 @@ fn the_reason_torch_warns_before_an_export_error_chooses_the_fix() {
     let f = finding(&r, "error-onnx-export-align-corners");
     assert!(f["fixes"][0].as_str().unwrap().contains("opset_version=11"), "{f:#}");
     assert_eq!(f["evidence"].as_array().unwrap().len(), 2, "{f:#}");
+
+    let r = diagnose_text(
+        "torch==1.2.0\n\
+         UserWarning: ONNX export failed on adaptive_avg_pool2d because output size that are not factor of input size not supported\n\
+         RuntimeError: ONNX export failed: Couldn't export operator aten::adaptive_avg_pool2d\n",
+    );
+    let codes = finding_codes(&r);
+    assert_eq!(codes, vec!["error-onnx-export-adaptive-pool-not-factor".to_string()], "{codes:?}");
+    let fix = finding(&r, "error-onnx-export-adaptive-pool-not-factor")["fixes"][0].to_string();
+    assert!(fix.contains("kernel_size=in - (out - 1) * (in // out)"), "{fix}");
 }

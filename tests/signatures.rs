@@ -8,6 +8,16 @@ use support::*;
 /// (code, a real message line, a line that must not match).
 const SAMPLES: &[(&str, &str, &str)] = &[
     (
+        "error-onnx-export-needs-constant",
+        "RuntimeError: ONNX symbolic expected a constant value in the trace",
+        "RuntimeError: ONNX symbolic expected a tensor value",
+    ),
+    (
+        "error-onnx-export-adaptive-pool-not-factor",
+        "UserWarning: ONNX export failed on adaptive_avg_pool2d because output size that are not factor of input size not supported",
+        "UserWarning: ONNX export failed on adaptive_avg_pool2d because something else not supported",
+    ),
+    (
         "error-onnx-export-align-corners",
         "UserWarning: ONNX export failed on upsample_bilinear2d because align_corners == True not supported",
         "UserWarning: ONNX export failed on upsample_bilinear2d because scale_factor not supported",
