@@ -722,3 +722,43 @@ fn the_reason_torch_warns_before_an_export_error_chooses_the_fix() {
     let fix = finding(&r, "error-onnx-export-adaptive-pool-not-factor")["fixes"][0].to_string();
     assert!(fix.contains("kernel_size=in - (out - 1) * (in // out)"), "{fix}");
 }
+
+/// What a real H100 machine printed (`bench/device.sh`): `nvidia-smi`,
+/// `nvidia-smi -q`, `pip list` and collect_env together, and the report the
+/// doctor wrote there from NVML and the live Python.
+#[test]
+fn a_real_h100_machine_pasted_reads_as_its_probe_did() {
+    let (code, r) = diagnose("h100_machine.txt");
+    assert_eq!(code, 0);
+    let n = &r["snapshot"]["nvidia"]["found"];
+    assert_eq!(n["driver"]["found"]["version"], "580.159.04");
+    assert_eq!(n["driver"]["found"]["max_cuda"], "13.0");
+    // `nvidia-smi -q` heads the GPU's section with its bus id: no second GPU.
+    let gpus = n["gpus"]["found"].as_array().unwrap();
+    assert_eq!(gpus.len(), 1, "{gpus:?}");
+    assert_eq!(gpus[0]["name"], "NVIDIA H100 80GB HBM3");
+    assert_eq!(gpus[0]["compute_capability"], "9.0");
+    assert_eq!(fact(&r, "torch.cuda"), Some(("13.0".into(), 503)));
+    // What the machine's own check without trials found, and nothing else.
+    let mut codes = finding_codes(&r);
+    codes.sort();
+    assert_eq!(codes, ["onnx-ir-newer-than-onnxruntime", "onnx-opset-newer-than-onnxruntime"]);
+
+    // The report written there: the runtime's own answer from its trial.
+    let (code, saved) = diagnose("h100_report.md");
+    assert_eq!(code, 0);
+    assert_eq!(finding_codes(&saved), ["onnxruntime-refuses-onnx-default"]);
+    assert_eq!(saved["snapshot"]["nvidia"]["found"]["driver"]["found"]["source"], "nvml");
+}
+
+#[test]
+fn nvidia_smi_q_alone_gives_the_driver_its_cuda_and_the_gpu() {
+    let (_, r) = diagnose("h100_nvidia_smi_q.txt");
+    let n = &r["snapshot"]["nvidia"]["found"];
+    assert_eq!(n["driver"]["found"]["version"], "580.159.04");
+    assert_eq!(n["driver"]["found"]["max_cuda"], "13.0");
+    let gpus = n["gpus"]["found"].as_array().unwrap();
+    assert_eq!(gpus.len(), 1, "{gpus:?}");
+    assert_eq!(gpus[0]["name"], "NVIDIA H100 80GB HBM3");
+    assert_eq!(gpus[0]["compute_capability"], "9.0");
+}

@@ -130,7 +130,9 @@ fn smi_l(line: &str) -> Option<(u32, &str, Option<&str>)> {
     let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
     let (index, rest) = rest.split_at(digits);
     let rest = rest.strip_prefix(':')?.trim_start();
-    if index.is_empty() || rest.is_empty() {
+    // `nvidia-smi -q` heads each GPU with its PCI bus id, `GPU 00000000:00:06.0`.
+    let bus_id = |r: &str| r.bytes().all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.');
+    if index.is_empty() || rest.is_empty() || bus_id(rest) {
         return None;
     }
     let index = index.parse().unwrap_or(0);
@@ -282,7 +284,9 @@ fn pip_conflict(line: &str, c: &mut Collector) -> bool {
 /// Splits "Key: value" lines of collect_env.
 fn key_value(line: &str) -> Option<(&str, &str)> {
     let (k, v) = line.split_once(':')?;
-    (k.len() < 48).then_some((k.trim(), v.trim()))
+    // `nvidia-smi -q` pads its keys to a column.
+    let k = k.trim();
+    (k.len() < 48).then_some((k, v.trim()))
 }
 
 fn prose(line: &str, c: &mut Collector) -> Mode {
@@ -331,6 +335,16 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
     }
     if let Some((index, name, uuid)) = smi_l(line) {
         c.gpu(index, name, uuid);
+        return Mode::Prose;
+    }
+    if line.contains("NVSMI LOG") {
+        c.smi_query = Some(0);
+        return Mode::Prose;
+    }
+    if let Some(n) = c.smi_query
+        && line.strip_prefix("GPU ").is_some_and(|r| r.contains(':') && smi_l(line).is_none())
+    {
+        c.smi_query = Some(n + 1);
         return Mode::Prose;
     }
     if let Some(m) = line.contains("Cuda compilation tools").then(|| NVCC.captures(line)).flatten() {
@@ -384,6 +398,12 @@ fn collect_env(key: &str, value: &str, line: &str, c: &mut Collector) -> Mode {
         "Is CUDA available" if stated => c.fact(Key::TorchCudaAvailable, value),
         "CUDA runtime version" if stated => c.fact(Key::CudaToolkit, value),
         "Nvidia driver version" if stated => c.fact(Key::Driver, value),
+        // `nvidia-smi -q`: its keys are padded to a column before the colon.
+        "Driver Version" if stated && c.smi_query.is_some() => c.fact(Key::Driver, value),
+        "CUDA Version" if stated && c.smi_query.is_some() => c.fact(Key::DriverMaxCuda, value),
+        "Product Name" if stated && c.smi_query.is_some_and(|n| n > 0) => {
+            c.gpu(c.smi_query.unwrap_or(1) - 1, value, None);
+        }
         "GPU models and configuration" => {
             if stated {
                 match smi_l(value) {
@@ -430,10 +450,12 @@ mod tests {
             "GPU x: No",
             "GPU 0:",
             "GPU : A",
+            "GPU 00000000:00:06.0",
         ] {
             let expected = pattern.captures(line).map(|m| {
                 (m[1].parse().unwrap_or(0), m.get(2).map_or("", |n| n.as_str()), m.get(3).map(|u| u.as_str()))
             });
+            let expected = expected.filter(|(_, name, _)| !name.starts_with("00:"));
             assert_eq!(smi_l(line), expected, "{line}");
         }
     }

@@ -254,6 +254,9 @@ pub(crate) struct Collector {
     requiring_others: usize,
     /// The line that says both onnxruntime and onnxruntime-gpu are installed.
     both_onnxruntimes: Option<usize>,
+    /// Inside `nvidia-smi -q` (after its `NVSMI LOG` banner): how many GPU
+    /// sections (`GPU 00000000:00:06.0`) have begun.
+    pub smi_query: Option<u32>,
 }
 
 impl Collector {

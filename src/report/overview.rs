@@ -261,11 +261,12 @@ fn library_lines(n: &crate::snapshot::Nvidia, worst: &dyn Fn(Component) -> Optio
         .toolkits
         .iter()
         .map(|t| {
-            format!(
-                "toolkit {} ({})",
-                t.version.found().map_or("?".into(), |v| v.to_string()),
-                t.root.display()
-            )
+            let version = t.version.found().map_or("?".into(), |v| v.to_string());
+            // A pasted toolkit's root is already written in parentheses.
+            match t.root.display().to_string() {
+                root if root.starts_with('(') => format!("toolkit {version} {root}"),
+                root => format!("toolkit {version} ({root})"),
+            }
         })
         .collect();
     let cudart = versions(Library::Cudart);
