@@ -739,10 +739,19 @@ fn a_real_h100_machine_pasted_reads_as_its_probe_did() {
     assert_eq!(gpus[0]["name"], "NVIDIA H100 80GB HBM3");
     assert_eq!(gpus[0]["compute_capability"], "9.0");
     assert_eq!(fact(&r, "torch.cuda"), Some(("13.0".into(), 503)));
-    // What the machine's own check without trials found, and nothing else.
+    // What the machine's own check without trials found, and nothing else
+    // but a note on the line that printed onnxruntime's providers: the CPU
+    // package is what is installed there.
     let mut codes = finding_codes(&r);
     codes.sort();
-    assert_eq!(codes, ["onnx-ir-newer-than-onnxruntime", "onnx-opset-newer-than-onnxruntime"]);
+    assert_eq!(
+        codes,
+        [
+            "likely-onnxruntime-without-cuda-provider",
+            "onnx-ir-newer-than-onnxruntime",
+            "onnx-opset-newer-than-onnxruntime"
+        ]
+    );
 
     // The report written there: the runtime's own answer from its trial.
     let (code, saved) = diagnose("h100_report.md");
@@ -761,4 +770,58 @@ fn nvidia_smi_q_alone_gives_the_driver_its_cuda_and_the_gpu() {
     assert_eq!(gpus.len(), 1, "{gpus:?}");
     assert_eq!(gpus[0]["name"], "NVIDIA H100 80GB HBM3");
     assert_eq!(gpus[0]["compute_capability"], "9.0");
+}
+
+fn diagnose_str(text: &str) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("paste.txt");
+    std::fs::write(&p, text).unwrap();
+    let out = doctor().args(["diagnose", "--format", "json"]).arg(&p).output().unwrap();
+    json(&out.stdout)
+}
+
+fn causes(report: &Value, code: &str) -> Vec<String> {
+    finding(report, code)["likely"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["cause"].as_str().unwrap().split_whitespace().take(4).collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+#[test]
+fn a_symptom_without_the_facts_that_decide_it_gets_its_likely_causes_as_a_note() {
+    let symptom =
+        "print(ort.get_available_providers())\n['AzureExecutionProvider', 'CPUExecutionProvider']\n";
+    let r = diagnose_str(symptom);
+    let f = finding(&r, "likely-onnxruntime-without-cuda-provider");
+    assert_eq!(f["severity"], "info");
+    assert_eq!(
+        causes(&r, "likely-onnxruntime-without-cuda-provider"),
+        ["the CPU package onnxruntime", "onnxruntime-gpu went into another"]
+    );
+    // The commands that tell the causes apart lead the fixes.
+    assert_eq!(f["fixes"][0], "python -m pip show onnxruntime onnxruntime-gpu");
+
+    // A fact that contradicts a cause drops it: onnxruntime-gpu is what is installed.
+    let r = diagnose_str(&format!("onnxruntime-gpu==1.18.0\n{symptom}"));
+    assert_eq!(causes(&r, "likely-onnxruntime-without-cuda-provider"), ["onnxruntime-gpu went into another"]);
+
+    // Facts that decide it: both packages installed. One finding, the
+    // symptom its evidence.
+    let r = diagnose_str(&format!("onnxruntime==1.18.0\nonnxruntime-gpu==1.18.0\n{symptom}"));
+    let codes = finding_codes(&r);
+    assert!(!codes.iter().any(|c| c.starts_with("likely-")), "{codes:?}");
+    let f = finding(&r, "onnxruntime-cpu-and-gpu-both-installed");
+    assert!(f["evidence"].to_string().contains("CPUExecutionProvider"), "{f}");
+
+    // torch with a CUDA build and no driver stated: the CPU build is ruled out.
+    let r = diagnose_str("torch 2.3.1+cu121\ntorch.cuda.is_available() returns False\n");
+    assert_eq!(
+        causes(&r, "likely-torch-cuda-unavailable"),
+        ["no NVIDIA driver is", "CUDA_VISIBLE_DEVICES (set by a"]
+    );
+    // collect_env's own line is a fact, not a complaint: a Mac has no CUDA.
+    let r = diagnose_str("PyTorch version: 2.3.1\nIs CUDA available: False\nOS: macOS 14.5 (arm64)\n");
+    assert!(!finding_codes(&r).iter().any(|c| c.starts_with("likely-")));
 }

@@ -316,5 +316,9 @@ fn the_split_is_fixed_by_the_source_url() {
     assert_eq!(parts, ["dev", "dev", "test"]);
     let tickets = load();
     let test = tickets.iter().filter(|t| part(&t.source) == "test").count();
-    assert!((tickets.len() / 4..=tickets.len() * 5 / 12).contains(&test), "{test} of {} in test", tickets.len());
+    assert!(
+        (tickets.len() / 4..=tickets.len() * 5 / 12).contains(&test),
+        "{test} of {} in test",
+        tickets.len()
+    );
 }

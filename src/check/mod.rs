@@ -47,6 +47,20 @@ pub struct Finding {
     /// Raw observations backing the finding (an import's exception text).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<String>,
+    /// A symptom's likely causes, most likely first, where the facts do
+    /// not decide between them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub likely: Vec<LikelyCause>,
+}
+
+/// One likely cause of a symptom, as reported.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LikelyCause {
+    pub cause: String,
+    /// The command that confirms or rules it out.
+    pub confirm: String,
+    pub fix: String,
+    pub source: String,
 }
 
 impl Finding {
@@ -305,9 +319,38 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
         let row = rule.kind.lookup().and_then(|l| signature_row(l, caps, snapshot, matrix));
         let mut f = builtin_finding_with_row(rule, None, &params, row);
         f.evidence = evidence;
+        if let RuleKind::Signature { likely, .. } = &rule.kind
+            && !likely.is_empty()
+        {
+            f.likely = likely_causes(likely, snapshot, matrix);
+            // The commands that tell the causes apart come first.
+            let mut fixes: Vec<String> = f.likely.iter().map(|l| l.confirm.clone()).collect();
+            fixes.dedup();
+            fixes.append(&mut f.fixes);
+            f.fixes = fixes;
+        }
         j.findings.push(f);
         j.outcomes.push(RuleOutcome { code: rule.code.clone(), subject: None, outcome: Outcome::Fired });
     }
+}
+
+/// The likely causes of a symptom that the paste's facts leave possible,
+/// most likely first: a cause whose clause the facts contradict is
+/// dropped; one no fact decides stays.
+fn likely_causes(likely: &[crate::matrix::Likely], snapshot: &Snapshot, matrix: &Matrix) -> Vec<LikelyCause> {
+    let facts = Facts::for_env(snapshot, snapshot.pythons.first(), matrix);
+    let ctx =
+        Ctx { facts: &facts, integrated: matrix.integrated_compute_capabilities(), row: None, no_row: None };
+    likely
+        .iter()
+        .filter(|l| l.when.iter().all(|c| !matches!(test(c, &ctx), Truth::No)))
+        .map(|l| LikelyCause {
+            cause: l.cause.clone(),
+            confirm: l.confirm.clone(),
+            fix: l.fix.clone(),
+            source: l.source.clone(),
+        })
+        .collect()
 }
 
 /// The components of the stack packages whose files the traceback frames
@@ -492,6 +535,7 @@ fn evaluate_rule(
         fixes: texts.fixes.iter().filter_map(|f| complete_fix(f, &ctx)).collect(),
         sources: rule.sources.clone(),
         evidence: require.iter().filter_map(|c| offending(c, &ctx)).collect(),
+        likely: Vec::new(),
     };
     (Outcome::Fired, Some(finding))
 }
@@ -737,5 +781,6 @@ pub(crate) fn builtin_finding_with_row(
         fixes: rule.fixes.iter().filter_map(|f| fix(f)).collect(),
         sources: rule.sources.clone(),
         evidence: Vec::new(),
+        likely: Vec::new(),
     }
 }

@@ -113,7 +113,15 @@ pub(crate) fn rule(
         |origin: &Origin, message: String| errors.push(MatrixError { origin: origin.clone(), message });
     match &mut rule.kind {
         RuleKind::Builtin => {}
-        RuleKind::Signature { regex, lookup, .. } => {
+        RuleKind::Signature { regex, lookup, likely, .. } => {
+            for clause in likely.iter().flat_map(|l| &l.when) {
+                if let Err(why) = v.check(&clause.fact) {
+                    fail(&clause.origin, why);
+                }
+                if matches!(clause.condition, Cond::Template { .. }) {
+                    fail(&clause.origin, format!("a likely cause of `{code}` compares with no other fact"));
+                }
+            }
             let Some(lookup) = lookup else { return };
             let Some(table) = tables.get(&lookup.table) else {
                 fail(&lookup.origin, format!("rule `{code}` looks up unknown table `{}`", lookup.table));

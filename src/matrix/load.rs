@@ -258,6 +258,20 @@ struct RawRule {
     aten: Option<String>,
     #[serde(default)]
     supersedes: Vec<String>,
+    /// A symptom's likely causes, most likely first (signature rules).
+    #[serde(default)]
+    likely: Vec<Spanned<RawLikely>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLikely {
+    cause: String,
+    #[serde(default)]
+    when: Clauses,
+    confirm: String,
+    fix: String,
+    source: String,
 }
 
 /// A `when:` or `require:` map, each fact name with its place in the file.
@@ -1138,7 +1152,13 @@ fn convert_rule(e: &mut Errors<'_>, r: Spanned<RawRule>, origin: Origin) -> Opti
         }
         let lookup = raw.lookup.map(|l| lookup(e, l));
         let texts = SignatureTexts { message: &raw.message, why: &raw.why, fixes: &raw.fixes };
-        signature_kind(e, &code, &sig, texts, raw.explained_by, lookup, raw.aten)
+        let likely = likely(e, &code, raw.severity, raw.likely);
+        match signature_kind(e, &code, &sig, texts, raw.explained_by, lookup, raw.aten) {
+            RuleKind::Signature { regex, explained_by, lookup, aten, .. } => {
+                RuleKind::Signature { regex, explained_by, lookup, aten, likely }
+            }
+            other => other,
+        }
     } else if !raw.explained_by.is_empty() {
         e.at(
             &raw.code,
@@ -1197,6 +1217,31 @@ fn clauses(e: &mut Errors<'_>, raw: Clauses) -> Vec<Clause> {
     out
 }
 
+/// A symptom's likely causes. A symptom is no verdict: its rule is a note
+/// (`info`), and each cause cites the source that shows it.
+fn likely(
+    e: &mut Errors<'_>,
+    code: &str,
+    severity: Severity,
+    raw: Vec<Spanned<RawLikely>>,
+) -> Vec<super::Likely> {
+    if let Some(first) = raw.first()
+        && severity != Severity::Info
+    {
+        e.at(first, format!("rule `{code}` names likely causes, so it is a note: `severity: info`"));
+    }
+    let mut out = Vec::new();
+    for l in raw {
+        if !is_url(&l.value.source) {
+            e.at(&l, format!("a likely cause of `{code}` cites no URL: {:?}", l.value.source));
+        }
+        let l = l.value;
+        let when = clauses(e, l.when);
+        out.push(super::Likely { cause: l.cause, when, confirm: l.confirm, fix: l.fix, source: l.source });
+    }
+    out
+}
+
 /// The texts of a signature rule, whose placeholders its groups fill.
 struct SignatureTexts<'a> {
     message: &'a String,
@@ -1240,7 +1285,13 @@ fn signature_kind(
                     );
                 }
             }
-            RuleKind::Signature { regex: super::LazyRegex::new(&sig.value), explained_by, lookup, aten }
+            RuleKind::Signature {
+                regex: super::LazyRegex::new(&sig.value),
+                explained_by,
+                lookup,
+                aten,
+                likely: Vec::new(),
+            }
         }
         Err(err) => {
             let why = match err {

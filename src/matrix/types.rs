@@ -365,7 +365,22 @@ pub enum RuleKind {
         /// The captures naming an ATen operator (`op|op2`), looked up in
         /// the matrix's `torch_symbolics` for `{aten.opset}`/`{aten.torch}`.
         aten: Option<String>,
+        /// A symptom's likely causes, most likely first: the line shows
+        /// what went wrong but not which of these caused it.
+        likely: Vec<Likely>,
     },
+}
+
+/// One likely cause of a symptom: when it applies (clauses over the
+/// paste's facts; a clause no fact decides keeps it), the command that
+/// confirms or rules it out, and its fix.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Likely {
+    pub cause: String,
+    pub when: Vec<Clause>,
+    pub confirm: String,
+    pub fix: String,
+    pub source: String,
 }
 
 /// When torch's TorchScript exporter learnt an ATen operator: the first

@@ -83,6 +83,11 @@ fn header(out: &mut String, report: &Report, exit_code: u8) {
     }
 }
 
+/// A block indented to sit inside a numbered list item.
+fn indent(block: &str) -> String {
+    block.lines().map(|l| format!("   {l}")).collect::<Vec<_>>().join("\n")
+}
+
 fn findings(out: &mut String, report: &Report, cut: Cut) {
     if report.findings.is_empty() {
         let _ = writeln!(out, "No findings.\n");
@@ -96,7 +101,21 @@ fn findings(out: &mut String, report: &Report, cut: Cut) {
         }
         let _ = writeln!(out, "{}\n", markdown_text(&f.message));
         let _ = writeln!(out, "{}\n", markdown_text(&f.why));
-        if !f.fixes.is_empty() {
+        for (i, l) in f.likely.iter().enumerate() {
+            if i == 0 {
+                let _ = writeln!(out, "Likely causes, most likely first:\n");
+            }
+            let _ = writeln!(
+                out,
+                "{}. {} ({})\n\n   Check:\n\n{}\n\n   Fix:\n\n{}\n",
+                i + 1,
+                markdown_text(&l.cause),
+                source_link(&l.source),
+                indent(&code_block("sh", &l.confirm)),
+                indent(&code_block("sh", &l.fix))
+            );
+        }
+        if !f.fixes.is_empty() && f.likely.is_empty() {
             let _ = writeln!(out, "Fix:\n\n{}\n", code_block("sh", &f.fixes.join("\n")));
         }
         if !f.evidence.is_empty() && cut < Cut::Evidence {

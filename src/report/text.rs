@@ -249,7 +249,9 @@ impl Renderer<'_> {
                     let line = format!("    {} {}", p.dim("saw:"), self.short_paths(&seen));
                     let _ = writeln!(self.out, "{}", console::truncate_str(&line, width, "…"));
                 }
-                if !fix_in_plan && let Some(fix) = f.fixes.first() {
+                if !f.likely.is_empty() {
+                    self.likely(f);
+                } else if !fix_in_plan && let Some(fix) = f.fixes.first() {
                     let _ = writeln!(self.out, "    {} {fix}", p.dim("fix:"));
                 }
             }
@@ -257,13 +259,34 @@ impl Renderer<'_> {
                 let _ = writeln!(self.out, "\n  {}", wrap(&head, width.saturating_sub(4), 4));
                 let _ =
                     writeln!(self.out, "    {} {}", p.dim("why:"), wrap(&f.why, width.saturating_sub(9), 9));
-                for (i, fix) in f.fixes.iter().enumerate() {
+                self.likely(f);
+                for (i, fix) in f.fixes.iter().enumerate().filter(|_| f.likely.is_empty()) {
                     let _ = writeln!(self.out, "    {} {fix}", p.dim(if i == 0 { "fix:" } else { "    " }));
                 }
                 self.all_evidence(f);
                 for (i, s) in f.sources.iter().enumerate() {
                     let _ = writeln!(self.out, "    {} {s}", p.dim(if i == 0 { "see:" } else { "    " }));
                 }
+            }
+        }
+    }
+
+    /// A symptom's likely causes, numbered, each with the command that
+    /// tells it from the others and its fix.
+    fn likely(&mut self, f: &Finding) {
+        if f.likely.is_empty() {
+            return;
+        }
+        let p = self.paint();
+        let width = self.look.width;
+        let verbose = self.look.detail == Detail::Verbose;
+        let _ = writeln!(self.out, "    {}", p.dim("likely causes, most likely first:"));
+        for (i, l) in f.likely.iter().enumerate() {
+            let _ = writeln!(self.out, "    {}. {}", i + 1, wrap(&l.cause, width.saturating_sub(7), 7));
+            let _ = writeln!(self.out, "       {} {}", p.dim("check:"), l.confirm);
+            let _ = writeln!(self.out, "       {}   {}", p.dim("fix:"), l.fix);
+            if verbose {
+                let _ = writeln!(self.out, "       {}   {}", p.dim("see:"), l.source);
             }
         }
     }
