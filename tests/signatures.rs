@@ -124,6 +124,27 @@ const SAMPLES: &[(&str, &str, &str)] = &[
     ),
     ("error-no-cuda-device", "RuntimeError: No CUDA GPUs are available", "CUDA GPUs are available"),
     (
+        "likely-onnxruntime-without-cuda-provider",
+        "['AzureExecutionProvider', 'CPUExecutionProvider']",
+        "['CUDAExecutionProvider', 'CPUExecutionProvider']",
+    ),
+    (
+        "likely-onnxruntime-without-cuda-provider",
+        "1.3.1   EXECUTION PROVIDERS only azure  and cpu,not have cuda",
+        "execution providers: cuda and cpu",
+    ),
+    ("likely-torch-cuda-unavailable", "torch.cuda.is_available() returns False", "Is CUDA available: False"),
+    (
+        "likely-torch-cuda-unavailable",
+        "It says CUDA is not available.",
+        "CUDAExecutionProvider is not available",
+    ),
+    (
+        "error-gpu-library-missing",
+        "RuntimeError: Library libcublas.so.12 is not found or cannot be loaded",
+        "Library libcublas.so.12 was loaded",
+    ),
+    (
         "error-glibc-too-old",
         "ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /env/lib/python3.10/site-packages/torch/lib/libtorch_python.so)",
         "glibc 2.28 found",

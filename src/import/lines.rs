@@ -45,8 +45,12 @@ pub(crate) fn clean(raw: &str, max: usize) -> &str {
             line = rest.trim_start();
         }
     }
-    if line.starts_with("```") {
-        return "";
+    // A fence opens or closes a block; a line fenced on its own
+    // (```Could not load library …```) keeps its text.
+    if let Some(rest) = line.strip_prefix("```") {
+        let inner = rest.trim_end_matches('`').trim();
+        let info_string = !inner.contains(char::is_whitespace) && !inner.contains(['.', ':', '/']);
+        return if info_string { "" } else { inner };
     }
     line
 }
