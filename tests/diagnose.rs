@@ -723,6 +723,19 @@ fn the_reason_torch_warns_before_an_export_error_chooses_the_fix() {
     assert!(fix.contains("kernel_size=in - (out - 1) * (in // out)"), "{fix}");
 }
 
+/// The driver and the one GPU NVML read on the H100 the fixtures come
+/// from. `nvidia-smi -q` heads the GPU's section with its bus id, which is
+/// no second GPU.
+fn the_h100_as_nvml_saw_it(r: &Value) {
+    let n = &r["snapshot"]["nvidia"]["found"];
+    assert_eq!(n["driver"]["found"]["version"], "580.159.04");
+    assert_eq!(n["driver"]["found"]["max_cuda"], "13.0");
+    let gpus = n["gpus"]["found"].as_array().unwrap();
+    assert_eq!(gpus.len(), 1, "{gpus:?}");
+    assert_eq!(gpus[0]["name"], "NVIDIA H100 80GB HBM3");
+    assert_eq!(gpus[0]["compute_capability"], "9.0");
+}
+
 /// What a real H100 machine printed (`bench/device.sh`): `nvidia-smi`,
 /// `nvidia-smi -q`, `pip list` and collect_env together, and the report the
 /// doctor wrote there from NVML and the live Python.
@@ -730,14 +743,7 @@ fn the_reason_torch_warns_before_an_export_error_chooses_the_fix() {
 fn a_real_h100_machine_pasted_reads_as_its_probe_did() {
     let (code, r) = diagnose("h100_machine.txt");
     assert_eq!(code, 0);
-    let n = &r["snapshot"]["nvidia"]["found"];
-    assert_eq!(n["driver"]["found"]["version"], "580.159.04");
-    assert_eq!(n["driver"]["found"]["max_cuda"], "13.0");
-    // `nvidia-smi -q` heads the GPU's section with its bus id: no second GPU.
-    let gpus = n["gpus"]["found"].as_array().unwrap();
-    assert_eq!(gpus.len(), 1, "{gpus:?}");
-    assert_eq!(gpus[0]["name"], "NVIDIA H100 80GB HBM3");
-    assert_eq!(gpus[0]["compute_capability"], "9.0");
+    the_h100_as_nvml_saw_it(&r);
     assert_eq!(fact(&r, "torch.cuda"), Some(("13.0".into(), 503)));
     // What the machine's own check without trials found, and nothing else
     // but a note on the line that printed onnxruntime's providers: the CPU
@@ -763,13 +769,7 @@ fn a_real_h100_machine_pasted_reads_as_its_probe_did() {
 #[test]
 fn nvidia_smi_q_alone_gives_the_driver_its_cuda_and_the_gpu() {
     let (_, r) = diagnose("h100_nvidia_smi_q.txt");
-    let n = &r["snapshot"]["nvidia"]["found"];
-    assert_eq!(n["driver"]["found"]["version"], "580.159.04");
-    assert_eq!(n["driver"]["found"]["max_cuda"], "13.0");
-    let gpus = n["gpus"]["found"].as_array().unwrap();
-    assert_eq!(gpus.len(), 1, "{gpus:?}");
-    assert_eq!(gpus[0]["name"], "NVIDIA H100 80GB HBM3");
-    assert_eq!(gpus[0]["compute_capability"], "9.0");
+    the_h100_as_nvml_saw_it(&r);
 }
 
 fn diagnose_str(text: &str) -> Value {
