@@ -643,12 +643,8 @@ fn an_export_error_for_an_operator_a_later_torch_learnt_names_that_torch_and_ops
         "PyTorch version: 1.11.0\nRuntimeError: Exporting the operator grid_sampler to ONNX opset version 16 is not \
          supported. Please feel free to request support or submit a pull request on PyTorch GitHub.\n",
     );
-    assert!(
-        fix.starts_with(
-            "python -m pip install --upgrade \"torch>=1.12\"; then torch.onnx.export(..., opset_version=16)"
-        ),
-        "{fix}"
-    );
+    assert!(fix.starts_with("python -m pip install --upgrade \"torch>=1.12\"   # "), "{fix}");
+    assert!(fix.ends_with("then export with opset_version=16 or newer"), "{fix}");
     // The 1.13+ form, with the domain and quotes.
     let fix = first_fix(
         "UnsupportedOperatorError: Exporting the operator 'aten::scaled_dot_product_attention' to ONNX opset version 14 \
@@ -824,4 +820,54 @@ fn a_symptom_without_the_facts_that_decide_it_gets_its_likely_causes_as_a_note()
     // collect_env's own line is a fact, not a complaint: a Mac has no CUDA.
     let r = diagnose_str("PyTorch version: 2.3.1\nIs CUDA available: False\nOS: macOS 14.5 (arm64)\n");
     assert!(!finding_codes(&r).iter().any(|c| c.starts_with("likely-")));
+}
+
+#[test]
+fn the_gpus_compute_capability_picks_the_torch_floor_and_python_decides_if_it_exists() {
+    let fixes = |sm: &str, python: &str| {
+        let text = format!(
+            "Python {python}\nUserWarning: NVIDIA GeForce X with CUDA capability {sm} is not compatible with the current PyTorch installation.\n"
+        );
+        let out = doctor().args(["diagnose", "-", "--format", "json"]).write_stdin(text).output().unwrap();
+        finding(&json(&out.stdout), "error-torch-sm-not-compatible")["fixes"].clone()
+    };
+    // An RTX 30xx needs a CUDA 11 build, which Python 3.6 still had.
+    let f = fixes("sm_86", "3.6.9");
+    assert!(
+        f[0].as_str()
+            .unwrap()
+            .contains("\"torch>=1.10\" torchvision --extra-index-url https://download.pytorch.org/whl/cu113"),
+        "{f}"
+    );
+    // An H100 needs torch 2.0, which has no wheel for Python 3.6: no
+    // command is printed that pip would refuse.
+    let f = fixes("sm_90", "3.6.9");
+    assert_eq!(f.as_array().unwrap().len(), 1, "{f}");
+    assert!(
+        f[0].as_str().unwrap().starts_with("the fix needs a newer Python than this one: no torch >=2.0"),
+        "{f}"
+    );
+    let f = fixes("sm_90", "3.11.4");
+    assert!(f[0].as_str().unwrap().contains("\"torch>=2.0\""), "{f}");
+    // An RTX 50xx: 2.7's CUDA 12.8 build.
+    assert!(fixes("sm_120", "3.12.1")[0].as_str().unwrap().contains("whl/cu128"));
+}
+
+#[test]
+fn a_release_the_package_index_never_served_is_not_pinned() {
+    // onnxruntime-gpu 1.20.1 was never published (1.20.0 and 1.20.2 were).
+    let list = "Package         Version\n--------------- -------\n";
+    let text = format!("Python 3.12.9\n{list}onnxruntime     1.20.1\nonnxruntime-gpu 1.20.1\n");
+    let out = doctor().args(["diagnose", "-", "--format", "json"]).write_stdin(text).output().unwrap();
+    let r = json(&out.stdout);
+    let fixes = finding(&r, "onnxruntime-cpu-and-gpu-both-installed")["fixes"].to_string();
+    assert!(!fixes.contains("==1.20.1"), "{fixes}");
+    assert!(fixes.contains("onnxruntime-gpu~=1.20.1"), "{fixes}");
+    // A release line the index no longer serves at all drops out, and the
+    // CPU package of the same line is what remains.
+    let text = format!("Python 3.6.9\n{list}onnxruntime     1.6.0\nonnxruntime-gpu 1.6.0\n");
+    let out = doctor().args(["diagnose", "-", "--format", "json"]).write_stdin(text).output().unwrap();
+    let fixes = finding(&json(&out.stdout), "onnxruntime-cpu-and-gpu-both-installed")["fixes"].clone();
+    assert_eq!(fixes.as_array().unwrap().len(), 1, "{fixes}");
+    assert!(fixes[0].as_str().unwrap().contains("\"onnxruntime~=1.6.0\""), "{fixes}");
 }

@@ -543,8 +543,13 @@ impl Facts<'_> {
         };
         // Tables of this distribution first of all: onnxruntime's releases
         // name some that onnxruntime-gpu never had.
+        // The list of published releases says where nothing changes too.
         let keyed = |t: &&crate::matrix::Table| {
-            t.key_fact.as_ref().and_then(|k| k.keys().first()).is_some_and(|k| k.distribution() == Some(name))
+            t.published.is_none()
+                && t.key_fact
+                    .as_ref()
+                    .and_then(|k| k.keys().first())
+                    .is_some_and(|k| k.distribution() == Some(name))
         };
         self.matrix
             .tables

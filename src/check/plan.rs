@@ -19,7 +19,7 @@ use pep508_rs::VersionOrUrl;
 use serde::{Deserialize, Serialize};
 
 use super::Judgement;
-use crate::matrix::{Matrix, Severity};
+use crate::matrix::{Matrix, Severity, WheelPlatform};
 use crate::snapshot::{EnvKind, PythonEnv, PythonSource, Snapshot, normalize_name};
 
 /// The fixes chosen for one environment (or the machine), merged.
@@ -92,31 +92,31 @@ fn effect_of(fix: &str) -> Effect {
     let single = parts.len() == 1;
     for part in parts {
         let words: Vec<&str> = part.iter().map(String::as_str).collect();
+        // What is not reasoned about is kept as written: alone, the fix
+        // itself (so prose, `;` and comments survive); inside a chain, the
+        // part re-quoted for the shell.
+        let as_written = || match single {
+            true => fix.trim().to_string(),
+            false => shlex::try_join(words.iter().copied()).unwrap_or_else(|_| part.join(" ")),
+        };
         let rest = match words.as_slice() {
             ["python" | "python3", "-m", "pip", rest @ ..] | ["pip" | "pip3", rest @ ..] => rest,
-            // Anything else is kept as written: alone, the fix itself;
-            // inside a chain, the part re-quoted for the shell.
-            _ if single => {
-                effect.other.push(fix.trim().to_string());
-                continue;
-            }
             _ => {
-                effect.other.push(shlex::try_join(words.iter().copied()).unwrap_or_else(|_| part.join(" ")));
+                effect.other.push(as_written());
                 continue;
             }
         };
         match rest {
             ["install", args @ ..] => match pip_install(args) {
                 Some(installs) => effect.installs.extend(installs),
-                // A path, a URL, a -r file: not something to reason about.
-                None => effect
-                    .other
-                    .push(shlex::try_join(words.iter().copied()).unwrap_or_else(|_| part.join(" "))),
+                // A path, a URL, a -r file, a word that is no requirement:
+                // not something to reason about.
+                None => effect.other.push(as_written()),
             },
             ["uninstall", args @ ..] => effect
                 .uninstalls
                 .extend(args.iter().filter(|a| !a.starts_with('-')).map(|a| normalize_name(a))),
-            _ => effect.other.push(shlex::try_join(words.iter().copied()).unwrap_or_else(|_| part.join(" "))),
+            _ => effect.other.push(as_written()),
         }
     }
     effect
@@ -368,7 +368,7 @@ impl<'a> Chosen<'a> {
         let mut failing = BTreeMap::new();
         for &name in affected {
             let Some(specs) = planned.get(name) else { continue };
-            if let Some(why) = no_release_fits(name, specs, &lookup, self.python, self.matrix) {
+            if let Some(why) = no_release_fits(name, specs, &lookup, self.python, self.matrix, None) {
                 failing.insert(name, why);
             }
         }
@@ -455,8 +455,14 @@ fn no_release_fits<'s>(
     planned: &dyn Fn(&str) -> Option<Vec<&'s VersionSpecifiers>>,
     python: Option<&crate::version::Ver>,
     matrix: &Matrix,
+    published_for: Option<WheelPlatform>,
 ) -> Option<String> {
-    for table in matrix.tables.values().filter(|t| t.key.split('|').any(|k| k.trim() == name)) {
+    // The compatibility tables, or the releases published for one platform.
+    let tables = matrix.tables.values().filter(|t| match published_for {
+        None => t.published.is_none(),
+        Some(p) => t.published == Some(p),
+    });
+    for table in tables.filter(|t| t.key.split('|').any(|k| k.trim() == name)) {
         let rows: Vec<_> = table
             .rows
             .iter()
@@ -469,6 +475,10 @@ fn no_release_fits<'s>(
             })
             .collect();
         if rows.is_empty() {
+            if table.published.is_some() {
+                let spec_text = specs.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
+                return Some(format!("the package index has no {name} release {spec_text} ({})", table.name));
+            }
             continue;
         }
         let mut blocker = None;
@@ -508,6 +518,75 @@ fn no_release_fits<'s>(
     None
 }
 
+/// Why the package index cannot serve one of a fix's installs, by the
+/// releases it publishes (`matrix/published.yaml`).
+enum Unserved {
+    /// No release in the range exists at all.
+    NoRelease(String),
+    /// Releases exist, but none has a wheel for this Python.
+    NotForPython(String),
+}
+
+/// Whether the package index serves every install of a fix for this
+/// Python. A nightly index serves what the published list does not know.
+fn unpublished(effect: &Effect, target: Target<'_>, matrix: &Matrix) -> Option<Unserved> {
+    let none = |_: &str| None;
+    let platform = Some(target.platform);
+    effect.installs.iter().filter(|i| !i.options.contains("nightly")).find_map(|i| {
+        let specs: Vec<&VersionSpecifiers> = i.spec.iter().collect();
+        if let Some(why) = no_release_fits(&i.name, &specs, &none, None, matrix, platform) {
+            return Some(Unserved::NoRelease(why));
+        }
+        no_release_fits(&i.name, &specs, &none, target.python, matrix, platform).map(Unserved::NotForPython)
+    })
+}
+
+/// The platform a snapshot's system is, as far as it says: Linux on
+/// x86_64 unless it names Windows or aarch64.
+fn wheel_platform(system: Option<&crate::snapshot::System>) -> WheelPlatform {
+    let Some(system) = system else { return WheelPlatform::LinuxX86_64 };
+    if system.os.found().is_some_and(|os| os.to_ascii_lowercase().contains("windows")) {
+        WheelPlatform::WindowsX86_64
+    } else if system.arch == "aarch64" {
+        WheelPlatform::LinuxAarch64
+    } else {
+        WheelPlatform::LinuxX86_64
+    }
+}
+
+/// What a fix is installed into: the environment's Python and platform.
+#[derive(Clone, Copy)]
+struct Target<'a> {
+    python: Option<&'a crate::version::Ver>,
+    platform: WheelPlatform,
+}
+
+/// Drops the fixes that ask for a release the package index does not
+/// serve for this Python. When that leaves a finding without a fix, it
+/// says so, with the first reason.
+fn drop_unpublished(f: &mut super::Finding, target: Target<'_>, matrix: &Matrix) {
+    let mut first_reason = None;
+    f.fixes.retain(|fix| match unpublished(&effect_of(fix), target, matrix) {
+        Some(why) => {
+            first_reason.get_or_insert(why);
+            false
+        }
+        None => true,
+    });
+    if !f.fixes.is_empty() {
+        return;
+    }
+    match first_reason {
+        Some(Unserved::NoRelease(why)) => {
+            f.fixes.push(format!("no release on the package index fixes this yet: {why}"))
+        }
+        Some(Unserved::NotForPython(why)) => {
+            f.fixes.push(format!("the fix needs a newer Python than this one: {why}"))
+        }
+        None => {}
+    }
+}
+
 /// Chooses each finding's fix against the rest and merges the result.
 pub(super) fn plan(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
     let mut subjects: Vec<Option<String>> = Vec::new();
@@ -519,6 +598,17 @@ pub(super) fn plan(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
     for subject in subjects {
         let env = subject.as_ref().and_then(|s| snapshot.pythons.iter().find(|p| &p.label() == s));
         let mut chosen = Chosen::new(snapshot, env, matrix);
+        // A pasted ticket's own error lines have no subject; its one
+        // Python is still the one they ran in.
+        let only = match snapshot.pythons.as_slice() {
+            [one] => one.version.found(),
+            _ => None,
+        };
+        let target =
+            Target { python: chosen.python.or(only), platform: wheel_platform(snapshot.system.found()) };
+        for f in j.findings.iter_mut().filter(|f| f.subject == subject) {
+            drop_unpublished(f, target, matrix);
+        }
         let mut conflicts = Vec::new();
         // Notes (info) suggest, they do not need fixing.
         let needs_fixing = |f: &super::Finding| f.severity >= Severity::Warning && !f.fixes.is_empty();
@@ -760,6 +850,9 @@ mod tests {
         let e = effect_of("upgrade the NVIDIA driver to 580.65.06 or newer");
         assert_eq!(e.other, ["upgrade the NVIDIA driver to 580.65.06 or newer"]);
         assert!(e.installs.is_empty());
+        // A `;` the shell splitter does not know stays where it was written.
+        let fix = r#"python -m pip install --upgrade "torch>=1.12"; then export with opset 16"#;
+        assert_eq!(effect_of(fix).other, [fix]);
     }
 
     #[test]

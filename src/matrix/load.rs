@@ -222,6 +222,8 @@ struct RawTable {
     columns: Vec<String>,
     #[serde(default)]
     sources: Vec<String>,
+    #[serde(default)]
+    published: Option<super::WheelPlatform>,
     rows: Vec<Spanned<BTreeMap<String, Spanned<Cell>>>>,
 }
 
@@ -1112,6 +1114,7 @@ fn convert_table(e: &mut Errors<'_>, name: String, t: Spanned<RawTable>) -> Opti
         matches,
         columns: raw.columns,
         rows,
+        published: raw.published,
         origin,
     })
 }

@@ -544,6 +544,17 @@ pub struct Row {
     pub origin: Origin,
 }
 
+/// A platform the package index serves wheels for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WheelPlatform {
+    #[serde(rename = "linux-x86_64")]
+    LinuxX86_64,
+    #[serde(rename = "linux-aarch64")]
+    LinuxAarch64,
+    #[serde(rename = "windows-x86_64")]
+    WindowsX86_64,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Table {
     pub name: String,
@@ -559,6 +570,11 @@ pub struct Table {
     pub matches: Vec<(FactRef, String)>,
     pub columns: Vec<String>,
     pub rows: Vec<Row>,
+    /// The rows are every release the package index serves for this
+    /// platform (`matrix/published.yaml`): a release outside them does not
+    /// exist for pip there, and a row's `python` says which CPythons have
+    /// its wheels.
+    pub published: Option<WheelPlatform>,
     pub origin: Origin,
 }
 
