@@ -3,6 +3,8 @@
 //! executables.
 #![allow(dead_code, clippy::disallowed_methods)]
 
+pub mod cases;
+pub mod samples;
 pub mod world;
 
 use std::fs::File;

@@ -1,0 +1,386 @@
+//! A real message line for every error signature of matrix/errors.yaml, and
+//! a near miss that must not fire it. signatures.rs pastes them;
+//! resolution.rs resolves the commands their findings print.
+
+/// (code, a real message line, a line that must not match).
+pub const SAMPLES: &[(&str, &str, &str)] = &[
+    (
+        "error-onnx-export-needs-constant",
+        "RuntimeError: ONNX symbolic expected a constant value in the trace",
+        "RuntimeError: ONNX symbolic expected a tensor value",
+    ),
+    (
+        "error-onnx-export-adaptive-pool-not-factor",
+        "UserWarning: ONNX export failed on adaptive_avg_pool2d because output size that are not factor of input size not supported",
+        "UserWarning: ONNX export failed on adaptive_avg_pool2d because something else not supported",
+    ),
+    (
+        "error-onnx-export-align-corners",
+        "UserWarning: ONNX export failed on upsample_bilinear2d because align_corners == True not supported",
+        "UserWarning: ONNX export failed on upsample_bilinear2d because scale_factor not supported",
+    ),
+    (
+        "error-onnx-export-needs-newer-opset",
+        "torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::tril' to ONNX opset version 13 is not supported. Support for this operator was added in version 14, try exporting with this version.",
+        "Exporting the operator 'aten::tril' to ONNX opset version 14 succeeded",
+    ),
+    (
+        "error-onnx-export-opset-stub",
+        "RuntimeError: Unsupported: ONNX export of cumsum in opset 9. Please try opset version 11.",
+        "ONNX export of cumsum in opset 11 succeeded",
+    ),
+    (
+        "error-onnx-export-never-supported",
+        "torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::fft_fft' to ONNX opset version 12 is not supported.",
+        "Exporting the operator 'aten::fft_fft' with the dynamo exporter",
+    ),
+    (
+        "error-onnx-export-adaptive-pool-not-factor",
+        "RuntimeError: Unsupported: ONNX export of operator adaptive_avg_pool2d, since output size is not factor of input size. Please feel free to request support or submit a pull request on PyTorch GitHub.",
+        "ONNX export of operator adaptive_avg_pool2d with output size 1",
+    ),
+    (
+        "error-onnx-export-align-corners",
+        "UnsupportedOperatorError: Unsupported: ONNX export of operator upsample_bilinear2d, align_corners == True. Please feel free to request support or submit a pull request on PyTorch GitHub.",
+        "upsample_bilinear2d exported at opset 11 with align_corners",
+    ),
+    (
+        "error-protobuf-older-than-generated-code",
+        "E   AttributeError: module 'google.protobuf.descriptor' has no attribute '_internal_create_key' on Windows Platform.",
+        "module 'google.protobuf.descriptor' has _internal_create_key",
+    ),
+    (
+        "error-onnx-compose-missing",
+        "AttributeError: module 'onnx' has no attribute 'compose'",
+        "module 'onnx' has compose",
+    ),
+    (
+        "error-pip-building-from-source",
+        "  ERROR: Failed building wheel for onnx",
+        "Successfully built onnxruntime wheel cache",
+    ),
+    (
+        "error-tensorrt-api-removed",
+        "AttributeError: 'tensorrt_bindings.tensorrt.IBuilderConfig' object has no attribute 'max_workspace_size'",
+        "'tensorrt.IBuilderConfig' object has attribute 'set_memory_pool_limit'",
+    ),
+    (
+        "error-tensorrt-resize-scales-not-constant",
+        "ERROR: builtin_op_importers.cpp:2540 In function importResize:\n[8] Assertion failed: scales.is_weights() && \"Resize scales must be an initializer!\"",
+        "Resize scales are read from the initializer",
+    ),
+    (
+        "error-tensorrt-python-api-too-old",
+        "AttributeError: module 'tensorrt' has no attribute 'Logger'",
+        "module 'tensorrt' has attribute Logger",
+    ),
+    (
+        "error-tensorrt-mixed-libraries",
+        "2: [builder.cpp::nvinfer1::builder::createCaskKernelLibraryImpl::137] Error Code 2: Internal Error (Assertion validateCaskKLibSize(buffer.size) failed. )",
+        "createCaskKernelLibraryImpl succeeded",
+    ),
+    (
+        "error-pip-no-release-for-python",
+        "  Could not find a version that satisfies the requirement ultralytics>=8.0.232 (from -r requirements.txt (line 18)) (from versions: )",
+        "Could not find a version that satisfies the requirement ultralytics>=8.0.232 (from versions: 8.0.232, 8.1.0)",
+    ),
+    (
+        "error-tensorrt-unknown-jetson-module",
+        "[TRT] [E] 2: [utils.cpp::checkMemLimit::380] Error Code 2: Internal Error (Assertion upperBound != 0 failed. Unknown embedded device detected. Please update the table with the entry: {{1794, 6, 16}, 12653},)",
+        "Embedded device detected: Jetson Xavier NX",
+    ),
+    (
+        "error-onnxscript-missing",
+        "ModuleNotFoundError: No module named 'onnxscript'",
+        "onnxscript 0.5.4 is installed",
+    ),
+    (
+        "error-driver-too-old-for-torch",
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver",
+        "The NVIDIA driver on your system is new enough",
+    ),
+    (
+        "error-cudnn-version-incompatible",
+        "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 5, 0) but found runtime version (8, 3, 3). PyTorch already comes bundled with cuDNN.",
+        "cuDNN version 8.5.0 is compatible",
+    ),
+    (
+        "error-cudnn-version-incompatible",
+        "RuntimeError: cuDNN version mismatch: PyTorch was compiled against 7102 but linked against 7600",
+        "cuDNN version mismatch was fixed",
+    ),
+    (
+        "error-protobuf-file-already-exists",
+        "[libprotobuf ERROR google/protobuf/descriptor_database.cc:644] File already exists in database: onnx/onnx-ml.proto",
+        "File already exists: onnx-ml.proto was written",
+    ),
+    (
+        "error-no-cuda-device",
+        "RuntimeError: cuda runtime error (100) : no CUDA-capable device is detected at /pytorch/aten/src/THC/THCGeneral.cpp:50",
+        "a CUDA-capable device is detected",
+    ),
+    ("error-no-cuda-device", "RuntimeError: No CUDA GPUs are available", "CUDA GPUs are available"),
+    (
+        "likely-onnxruntime-without-cuda-provider",
+        "['AzureExecutionProvider', 'CPUExecutionProvider']",
+        "['CUDAExecutionProvider', 'CPUExecutionProvider']",
+    ),
+    (
+        "likely-onnxruntime-without-cuda-provider",
+        "1.3.1   EXECUTION PROVIDERS only azure  and cpu,not have cuda",
+        "execution providers: cuda and cpu",
+    ),
+    ("likely-torch-cuda-unavailable", "torch.cuda.is_available() returns False", "Is CUDA available: False"),
+    (
+        "likely-torch-cuda-unavailable",
+        "It says CUDA is not available.",
+        "CUDAExecutionProvider is not available",
+    ),
+    (
+        "error-gpu-library-missing",
+        "RuntimeError: Library libcublas.so.12 is not found or cannot be loaded",
+        "Library libcublas.so.12 was loaded",
+    ),
+    (
+        "error-glibc-too-old",
+        "ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /env/lib/python3.10/site-packages/torch/lib/libtorch_python.so)",
+        "glibc 2.28 found",
+    ),
+    (
+        "error-cuda-driver-insufficient",
+        "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version",
+        "the CUDA driver version is fine",
+    ),
+    (
+        "error-no-kernel-image",
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+        "a kernel image is available",
+    ),
+    (
+        "error-torch-sm-not-compatible",
+        "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
+        "CUDA capability sm_120 is compatible",
+    ),
+    (
+        "error-gpu-library-missing",
+        "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory",
+        "libcudnn.so.9 loaded fine",
+    ),
+    ("error-nvml-mismatch", "Failed to initialize NVML: Driver/library version mismatch", "NVML initialized"),
+    (
+        "error-forward-compat-unsupported",
+        "CUDA error: forward compatibility was attempted on non supported HW",
+        "forward compatibility is supported",
+    ),
+    (
+        "error-protobuf-descriptors",
+        "TypeError: Descriptors cannot be created directly.",
+        "Descriptors can be created",
+    ),
+    (
+        "error-protobuf-builder",
+        "ImportError: cannot import name 'builder' from 'google.protobuf.internal' (/x/__init__.py)",
+        "import builder",
+    ),
+    (
+        "error-libprotobuf-missing",
+        "ImportError: libprotobuf.so.20: cannot open shared object file: No such file or directory",
+        "libprotobuf is fine",
+    ),
+    ("error-numpy1-module-under-numpy2", "AttributeError: _ARRAY_API not found", "numpy imported"),
+    (
+        "error-unsupported-ir-version",
+        "[ONNXRuntimeError] : 1 : FAIL : Load model from m.onnx failed:Unsupported model IR version: 11, max supported IR version: 10",
+        "IR version 10 is supported",
+    ),
+    (
+        "error-opset-not-supported",
+        "ONNX Runtime only *guarantees* support for models stamped with official released onnx opset versions. Opset 22 is under development and support for this is limited.",
+        "opset 17 works",
+    ),
+    (
+        "error-cuda-provider-not-available",
+        "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: 'CPUExecutionProvider'",
+        "CUDAExecutionProvider is available",
+    ),
+    (
+        "error-cuda-provider-failed-to-load",
+        "Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.12: cannot open shared object file",
+        "loaded libonnxruntime_providers_cuda.so",
+    ),
+    (
+        "error-torchvision-nms-missing",
+        "RuntimeError: operator torchvision::nms does not exist",
+        "torchvision::nms exists",
+    ),
+    (
+        "error-torch-not-compiled-with-cuda",
+        "AssertionError: Torch not compiled with CUDA enabled",
+        "Torch compiled with CUDA",
+    ),
+    (
+        "error-tensorrt-engine-version",
+        "[TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::42] Error Code 1: Serialization (Serialization assertion stdVersionRead == kSERIALIZATION_VERSION failed.Version tag does not match.)",
+        "version tag matches",
+    ),
+    (
+        "error-tensorrt-unsupported-node",
+        "[E] [TRT] ModelImporter.cpp:726: ERROR: ModelImporter.cpp:185 In function parseGraph: [8] No importer registered for op: GridSample",
+        "importer registered",
+    ),
+    (
+        "error-onnx-export-aten",
+        "torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::grid_sampler' to ONNX opset version 11 is not supported.",
+        "exported aten ops",
+    ),
+    (
+        "error-cuda-unknown-error",
+        "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start.",
+        "an unknown error in CUDA code of mine",
+    ),
+    (
+        "error-cuda-unknown-error",
+        "RuntimeError: cuda runtime error (999) : unknown error at /opt/conda/conda-bld/pytorch_1573049306803/work/aten/src/THC/THCGeneral.cpp:50",
+        "cuda runtime error (99) : unknown",
+    ),
+    (
+        "error-torchvision-undefined-symbol",
+        "ImportError: /env/lib/python3.6/site-packages/torchvision/_C.cpython-36m-x86_64-linux-gnu.so: undefined symbol: _ZN3c106Device8validateEv",
+        "ImportError: /env/lib/python3.6/site-packages/maskrcnn/_C.so: undefined symbol: _ZN3c106Device8validateEv",
+    ),
+    (
+        "error-torchvision-cuda-differs",
+        "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA versions. PyTorch has CUDA Version=11.7 and torchvision has CUDA Version=11.8. Please reinstall the torchvision that matches your PyTorch install.",
+        "PyTorch and torchvision were compiled with the same CUDA version",
+    ),
+    (
+        "error-nvjitlink-too-old",
+        "ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
+        "undefined symbol: cusparseSpMM, version libcusparse.so.12",
+    ),
+    (
+        "error-libcuda-missing",
+        "/server: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such file or directory",
+        "libcudart.so.1 loaded",
+    ),
+    (
+        "error-pip-torch-local-version",
+        "ERROR: Could not find a version that satisfies the requirement torch==1.10.0+cu113 (from versions: none)",
+        "ERROR: Could not find a version that satisfies the requirement torch==1.10.0 (from versions: 1.13.0)",
+    ),
+    (
+        "error-pip-no-release-for-python",
+        "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)",
+        "ERROR: Could not find a version that satisfies the requirement torch (from versions: 2.0.0, 2.0.1)",
+    ),
+    (
+        "error-pip-version-not-for-python",
+        "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: 2.0.0, 2.0.1, 2.1.0)",
+        "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: none)",
+    ),
+    (
+        "error-wheel-not-for-this-python",
+        "ERROR: onnxruntime_gpu-1.16.0-cp38-cp38m-linux_aarch64.whl is not a supported wheel on this platform.",
+        "onnxruntime_gpu-1.16.0-cp38-cp38-linux_aarch64.whl installed",
+    ),
+    (
+        "error-dll-load-failed",
+        "ImportError: DLL load failed while importing onnxruntime_pybind11_state: A dynamic link library (DLL) initialization routine failed.",
+        "the DLL loaded",
+    ),
+    (
+        "error-tensorrt-engine-other-gpu",
+        "[TensorRT] ERROR: INVALID_CONFIG: The engine plan file is generated on an incompatible device, expecting compute 6.1 got compute 7.5, please rebuild.",
+        "The engine plan file is generated on this device",
+    ),
+    (
+        "error-no-kernel-image",
+        "RuntimeError: CUDA error: CUBLAS_STATUS_ARCH_MISMATCH when calling `cublasCreate(handle)`",
+        "CUBLAS_STATUS_SUCCESS",
+    ),
+    (
+        "error-gpu-library-missing",
+        "OSError: libnvJitLink.so.12: cannot open shared object file: No such file or directory",
+        "libnvJitLink.so.12 found",
+    ),
+    (
+        "error-cuda-provider-requires",
+        "[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*. Please install all dependencies as mentioned in the GPU requirements page",
+        "Created CUDAExecutionProvider. cuDNN 9 and CUDA 12 found",
+    ),
+    (
+        "error-cuda-provider-not-created",
+        "EP Error C:\\a\\_work\\1\\s\\onnxruntime\\python\\onnxruntime_pybind_state.cc:866 onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasnt able to be loaded.",
+        "CUDA_PATH is set and CUDA was loaded",
+    ),
+    (
+        "error-tensorrt-unsupported-sm",
+        "[04/25/2024-15:52:54] [TRT] [E] 1: [caskUtils.cpp::trtSmToCask::193] Error Code 1: Internal Error (Unsupported SM: 0x601)",
+        "Supported SM: 0x601",
+    ),
+    (
+        "error-tensorrt-bindings-missing",
+        "ModuleNotFoundError: No module named 'tensorrt_bindings'",
+        "No module named 'tensorrt'",
+    ),
+    (
+        "error-cuda-provider-failed-to-load",
+        "Error loading \"C:\\venv\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll\" which depends on \"cublasLt64_12.dll\" which is missing. (Error 126)",
+        "onnxruntime_providers_cuda.dll loaded",
+    ),
+    (
+        "error-torchvision-from-torch-hub",
+        "model = torch.hub.load(\"pytorch/vision\", \"alexnet\", weights=\"IMAGENET1K_V1\")",
+        "model = torch.hub.load(\"ultralytics/yolov5\", \"yolov5s\")",
+    ),
+    (
+        "error-protobuf-runtime-version",
+        "ImportError: cannot import name 'runtime_version' from 'google.protobuf' (/x/site-packages/google/protobuf/__init__.py)",
+        "from google.protobuf import runtime_version as _runtime_version",
+    ),
+    (
+        "error-libprotobuf-missing",
+        "ImportError: dlopen(/x/onnx_cpp2py_export.cpython-38-darwin.so, 2): Library not loaded: @rpath/libprotobuf.20.dylib",
+        "Library not loaded: @rpath/libonnx.dylib",
+    ),
+    (
+        "error-gpu-library-missing",
+        "ValueError: libnvrtc.so.*[0-9].*[0-9] not found in the system path ['/x/site-packages']",
+        "libnvrtc.so.12 found in the system path",
+    ),
+    (
+        "error-onnx-export-aten",
+        "RuntimeError: Exporting the operator hardswish to ONNX opset version 12 is not supported. Please open a bug to request ONNX export support for the missing operator.",
+        "Exporting the operator hardswish to ONNX opset version 14",
+    ),
+    (
+        "error-dll-load-failed",
+        "OSError: [WinError 126] The specified module could not be found. Error loading \"C:\\x\\torch\\lib\\fbgemm.dll\" or one of its dependencies.",
+        "Loaded \"fbgemm.dll\" and its dependencies",
+    ),
+    (
+        "error-torch-export-opset-unsupported",
+        "ONNX: export failure  0.1s: Unsupported ONNX opset version: 17",
+        "ONNX: export success  2.1s, saved as best.onnx (opset 17)",
+    ),
+    (
+        "error-libstdcxx-too-old",
+        "ImportError: /lib64/libstdc++.so.6: version `GLIBCXX_3.4.20' not found (required by /x/onnxruntime_pybind11_state.so)",
+        "GLIBCXX_3.4.20 found",
+    ),
+    (
+        "error-glibc-too-old",
+        "ImportError: /lib64/libc.so.6: version 'GLIBC_2.14' not found (required by /x/onnxruntime_pybind11_state.so)",
+        "GLIBC_2.14 found",
+    ),
+    (
+        "error-onnxruntime-tensorrt-symbol",
+        "ImportError: /usr/local/lib/python3.8/dist-packages/onnxruntime/capi/libonnxruntime_providers_tensorrt.so: undefined symbol: getBuilderPluginRegistry",
+        "libonnxruntime_providers_tensorrt.so loaded",
+    ),
+    (
+        "error-dll-load-failed",
+        "System.DllNotFoundException: Unable to load DLL 'onnxruntime' or one of its dependencies: The specified module could not be found. (0x8007007E)",
+        "Loaded DLL onnxruntime",
+    ),
+];
