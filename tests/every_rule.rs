@@ -116,3 +116,46 @@ fn packages_that_load_their_wheels_themselves_are_not_blamed_for_it() {
     let elsewhere = World::new().dist("torch", "2.15.0").link("torch-cuda", &["libcublas.so.13"]);
     assert!(codes(&elsewhere, &m).0.contains(&"torch-cuda-library-cannot-load".to_string()));
 }
+
+#[test]
+fn a_trial_that_refused_is_reported_for_releases_the_matrix_does_not_know() {
+    let m = matrix();
+    let world = World::new()
+        .dists(&[("onnx", "1.99.0"), ("onnxruntime", "1.99.0")])
+        .imported("onnx", json!({"ir_version": 99, "max_opset": 99}))
+        .imported("onnxruntime", json!({"trial_onnx_default": "refused: Unsupported model IR version: 99"}));
+    let j = judge(&world, &m);
+    let f = j.findings.iter().find(|f| f.code == "onnxruntime-refuses-onnx-default");
+    let f = f.unwrap_or_else(|| panic!("no trial finding: {:?}", j.findings));
+    // No row to name an onnx for: the fixes that remain need none.
+    assert!(f.fixes.iter().all(|x| !x.contains("{row")), "{:?}", f.fixes);
+    assert!(!f.fixes.is_empty());
+}
+
+#[test]
+fn a_check_with_trials_and_one_without_plan_alike() {
+    let m = matrix();
+    let steps = |w: &World| judge(w, &m).plans.iter().flat_map(|p| p.steps.clone()).collect::<Vec<_>>();
+    let refused =
+        |what: &str| json!({what: "refused: Unsupported model IR version: 14, max supported IR version: 13"});
+    // onnx's defaults, judged by the matrix or by onnxruntime itself.
+    let onnx = || {
+        World::new()
+            .dists(&[("onnx", "1.23.1"), ("onnxruntime", "1.30.0")])
+            .imported("onnx", json!({"ir_version": 14, "max_opset": 28}))
+    };
+    let (static_plan, trial_plan) =
+        (steps(&onnx()), steps(&onnx().imported("onnxruntime", refused("trial_onnx_default"))));
+    assert!(!static_plan.is_empty());
+    assert_eq!(static_plan, trial_plan);
+    // torch's export defaults.
+    let torch = || {
+        World::new()
+            .dists(&[("torch", "2.9.0"), ("onnxruntime", "1.17.3")])
+            .imported("torch", json!({"export_ir": 10, "export_opset": 18}))
+    };
+    let (static_plan, trial_plan) =
+        (steps(&torch()), steps(&torch().imported("onnxruntime", refused("trial_torch_export"))));
+    assert!(!static_plan.is_empty());
+    assert_eq!(static_plan, trial_plan);
+}

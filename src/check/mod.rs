@@ -518,9 +518,11 @@ fn evaluate_rule(
     if require.is_empty()
         && let Some(r) = ctx.no_row
     {
-        // A known-bad combination whose texts need the row it lacks.
+        // A known-bad combination whose message, or every fix, needs the
+        // row it lacks. (A fix that needs it is left out below; the others
+        // still help.)
         let reads_row = |t: &Template| t.slots().flatten().any(|s| matches!(s, Slot::Row(_)));
-        if texts.fixes.iter().chain([&texts.message]).any(reads_row) {
+        if reads_row(&texts.message) || (!texts.fixes.is_empty() && texts.fixes.iter().all(reads_row)) {
             return (Outcome::not_evaluated(r), None);
         }
     }
