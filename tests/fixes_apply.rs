@@ -47,6 +47,40 @@ fn apply_first_fix(env: &Path, code: &str) -> (i32, Value) {
     (exit, after)
 }
 
+/// Runs every step of the fix plan as printed, then checks again: no error
+/// is left, and no warning or error appears that was not there before but
+/// `left_to_code`: what the plan's prose steps (what to do in code, which
+/// no command runs) ask for.
+fn apply_plan(env: &Path, left_to_code: &[&str]) -> (i32, Value) {
+    let (_, report) = check(env);
+    let before = finding_codes(&report);
+    let steps: Vec<String> = report["fix_plan"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["steps"].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()))
+        .collect();
+    let python = env.join("bin/python").display().to_string();
+    let commands: Vec<&String> = steps.iter().filter(|s| s.starts_with(&python)).collect();
+    assert!(!commands.is_empty(), "no command in the plan: {steps:?}");
+    for step in commands {
+        let out = std::process::Command::new("sh").arg("-c").arg(step).output().unwrap();
+        assert!(out.status.success(), "{step}\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let (exit, after) = check(env);
+    assert!(errors(&after).is_empty(), "after the plan {steps:?}, errors: {:#}", after["findings"]);
+    let new: Vec<String> = after["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] != "info")
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .filter(|c| !before.contains(c) && !left_to_code.contains(&c.as_str()))
+        .collect();
+    assert!(new.is_empty(), "after the plan {steps:?}, new findings: {new:?}");
+    (exit, after)
+}
+
 #[test]
 fn protobuf_too_old_for_onnx_is_repaired_by_its_fix() {
     let t = tempfile::tempdir().unwrap();
@@ -61,6 +95,17 @@ fn protobuf_too_old_for_onnx_is_repaired_by_its_fix() {
 }
 
 #[test]
+fn protobuf_too_old_for_onnx_is_repaired_by_the_whole_plan() {
+    let t = tempfile::tempdir().unwrap();
+    let env = fresh_venv(
+        &t.path().join("env"),
+        &[&["--no-deps", "onnx==1.13.0", "protobuf==3.19.6", "numpy<2", "typing_extensions"]],
+    );
+    let (code, _) = apply_plan(&env, &[]);
+    assert_eq!(code, 0);
+}
+
+#[test]
 fn onnxruntime_and_onnxruntime_gpu_together_are_repaired_by_their_fix() {
     let t = tempfile::tempdir().unwrap();
     let env = fresh_venv(
@@ -70,6 +115,30 @@ fn onnxruntime_and_onnxruntime_gpu_together_are_repaired_by_their_fix() {
     let (code, report) = check(&env);
     assert_eq!(code, 1, "{:#}", report["findings"]);
     apply_first_fix(&env, "onnxruntime-cpu-and-gpu-both-installed");
+}
+
+/// The CPU package installed over onnxruntime-gpu (what another package's
+/// requirements do): the plan leaves onnxruntime-gpu alone, whole.
+#[test]
+fn the_cpu_package_installed_over_onnxruntime_gpu_is_repaired_by_the_whole_plan() {
+    let t = tempfile::tempdir().unwrap();
+    let env = fresh_venv(
+        &t.path().join("env"),
+        &[&["--no-deps", "onnxruntime-gpu==1.20.0", "numpy<2"], &["--no-deps", "onnxruntime==1.20.0"]],
+    );
+    let (code, report) = check(&env);
+    assert_eq!(code, 1, "{:#}", report["findings"]);
+    finding(&report, "onnxruntime-cpu-and-gpu-both-installed");
+    // The plan's last step: call onnxruntime.preload_dlls() in the program.
+    apply_plan(&env, &["onnxruntime-provider-needs-preload"]);
+    let (_, after) = check(&env);
+    let names: Vec<&str> = after["snapshot"]["pythons"][0]["distributions"]["found"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"onnxruntime-gpu") && !names.contains(&"onnxruntime"), "{names:?}");
 }
 
 /// `pip install torch onnxruntime-gpu`: torch's nvidia-* wheels bring most
@@ -87,7 +156,7 @@ fn torch_with_onnxruntime_gpu_lacks_curand_and_its_fix_installs_it() {
     let fix = f["fixes"][0].as_str().unwrap();
     assert!(fix.contains("-m pip install \"nvidia-curand\""), "{fix}");
     assert!(!fix.contains("LD_LIBRARY_PATH"), "a path cannot help a library no wheel installed: {fix}");
-    let (code, after) = apply_first_fix(&env, "onnxruntime-provider-cannot-load");
+    let (code, after) = apply_plan(&env, &["onnxruntime-provider-needs-preload"]);
     assert_eq!(code, 0, "{:#}", after["findings"]);
     finding(&after, "onnxruntime-provider-needs-preload");
 }

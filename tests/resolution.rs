@@ -488,7 +488,7 @@ fn every_printed_install_command_resolves_against_the_package_index() {
     let queue = Mutex::new(questions.iter().collect::<Vec<_>>());
     let answers = Mutex::new(Vec::new());
     std::thread::scope(|s| {
-        for _ in 0..4 {
+        for _ in 0..8 {
             s.spawn(|| {
                 loop {
                     let Some(((requirements, index, pythons, platform), asked)) = queue.lock().unwrap().pop()
