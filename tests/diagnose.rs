@@ -871,3 +871,45 @@ fn a_release_the_package_index_never_served_is_not_pinned() {
     assert_eq!(fixes.as_array().unwrap().len(), 1, "{fixes}");
     assert!(fixes[0].as_str().unwrap().contains("\"onnxruntime~=1.6.0\""), "{fixes}");
 }
+
+/// The cases of the notes this project grew from, with the notes' own
+/// lines: each gets the answer their authors found.
+#[test]
+fn the_export_notes_of_the_torch_1_x_years_get_their_authors_answers() {
+    let report = |text: &str| {
+        let out = doctor()
+            .args(["diagnose", "-", "--format", "json"])
+            .write_stdin(text.to_string())
+            .output()
+            .unwrap();
+        json(&out.stdout)
+    };
+    // torch 1.0/1.1 had no group_norm symbolic; torch 1.4 exports it.
+    let r = report(
+        "UserWarning: ONNX export failed on ATen operator group_norm because torch.onnx.symbolic.group_norm does not exist\n",
+    );
+    let fix = finding(&r, "error-onnx-export-aten")["fixes"][0].as_str().unwrap().to_string();
+    assert!(fix.contains("\"torch>=1.4\"") && fix.contains("group_norm"), "{fix}");
+    // TensorRT 6 cannot gather from x.size(): fold it, or stop indexing it.
+    let r = report(
+        "Error: In node 2 (importGather): UNSUPPORTED_NODE: Assertion failed: !(data->getType() == nvinfer1::DataType::kINT32 && nbDims == 1) && “Cannot perform gather on a shape tensor!”\n",
+    );
+    assert_eq!(finding_codes(&r), ["error-tensorrt-gather-on-shape-tensor"]);
+    assert!(
+        finding(&r, "error-tensorrt-gather-on-shape-tensor")["fixes"]
+            .to_string()
+            .contains("torch.tensor(x.shape)[1:]")
+    );
+    // TensorRT 6 upsamples only in nearest mode.
+    let r = report(
+        "Error: In node 1 (importUpsample): UNSUPPORTED_NODE: Assertion failed: (nbDims >= 1) && (nbDims <= 3)\n",
+    );
+    assert_eq!(finding_codes(&r), ["error-tensorrt-upsample-dims"]);
+    assert!(
+        finding(&r, "error-tensorrt-upsample-dims")["fixes"][0].as_str().unwrap().contains("mode='nearest'")
+    );
+    // The machine as the notes list it: the GPU is read from "RTX2080TI".
+    let r = report("- Ubuntu 16.04\n- RTX2080TI, Driver Version: 410.79\n- CUDA 10.0\n- pytorch 1.3.1\n");
+    let gpu = &r["snapshot"]["nvidia"]["found"]["gpus"]["found"][0];
+    assert_eq!(gpu["compute_capability"], "7.5", "{:#}", r["snapshot"]["nvidia"]);
+}

@@ -182,6 +182,40 @@ fn is_gpu_name(value: &str) -> bool {
         && !["no", "false", "true", "yes", "cpu", "cpu only", "none available"].contains(&lower.trim())
 }
 
+/// A GPU a line of prose or a hand-written list names ("- RTX2080TI,
+/// Driver Version: 410.79"), kept unless the paste states its GPUs.
+pub(crate) fn gpu_mention(line: &str, c: &mut Collector) {
+    if let Some(name) = gpu_in_prose(line) {
+        c.guess(Key::GpuName(0), &name);
+    }
+}
+
+/// An NVIDIA GPU a sentence names by its brand and model ("RTX2080TI",
+/// "GeForce GTX 1080 Ti", "Tesla V100", "NVIDIA A100"), as the GPU table
+/// spells such names. A bare "A100" or "T4" without NVIDIA or Tesla before
+/// it is not read: prose names GPUs it compares against too.
+fn gpu_in_prose(line: &str) -> Option<String> {
+    static NAME: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)\b(?:(?:nvidia\s+)?(?:geforce\s+)?(rtx|gtx)\s?-?(\d{3,4})(\s?(?:ti|super))?|(?:nvidia|tesla)\s+([ahlptvk]\d{1,3}[a-z]?)|(titan|quadro)\s+([a-z]*\d*[a-z]?))\b",
+        )
+        .unwrap()
+    });
+    if !["rtx", "gtx", "nvidia", "tesla", "titan", "quadro"].iter().any(|w| has(line, w)) {
+        return None;
+    }
+    let m = NAME.captures(line)?;
+    Some(match (m.get(1), m.get(4), m.get(5)) {
+        (Some(brand), _, _) => {
+            let suffix = m.get(3).map(|s| format!(" {}", s.as_str().trim())).unwrap_or_default();
+            format!("{} {}{}", brand.as_str().to_ascii_uppercase(), &m[2], suffix.to_ascii_uppercase())
+        }
+        (_, Some(model), _) => model.as_str().to_ascii_uppercase(),
+        (_, _, Some(brand)) => format!("{} {}", brand.as_str(), &m[6]),
+        _ => return None,
+    })
+}
+
 /// "RTX 4090 24GB" → "RTX 4090": the memory is not part of the name.
 fn gpu_name(value: &str) -> &str {
     static MEMORY: LazyLock<Regex> =
@@ -412,6 +446,11 @@ mod tests {
         assert_eq!(normalize_key("`CUDA/cuDNN version`"), "cuda/cudnn");
         assert_eq!(normalize_key("ONNX Runtime version"), "onnx runtime");
         assert_eq!(gpu_name("RTX 4090 24GB"), "RTX 4090");
+        assert_eq!(gpu_in_prose("- RTX2080TI, Driver Version: 410.79").as_deref(), Some("RTX 2080 TI"));
+        assert_eq!(gpu_in_prose("on my NVIDIA GeForce GTX 1080 Ti").as_deref(), Some("GTX 1080 TI"));
+        assert_eq!(gpu_in_prose("a Tesla V100 node").as_deref(), Some("V100"));
+        assert_eq!(gpu_in_prose("it works on an A100"), None);
+        assert_eq!(gpu_in_prose("NVIDIA driver 535"), None);
         assert!(is_gpu_name("TITAN V") && is_gpu_name("Tesla T4"));
         assert!(!is_gpu_name("No") && !is_gpu_name("0") && !is_gpu_name("CPU only"));
         assert_eq!(gpu_name("NVIDIA A100-SXM4-80GB"), "NVIDIA A100-SXM4-80GB");

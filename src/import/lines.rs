@@ -295,6 +295,7 @@ fn key_value(line: &str) -> Option<(&str, &str)> {
 
 fn prose(line: &str, c: &mut Collector) -> Mode {
     free::platform(line, c);
+    free::gpu_mention(line, c);
     if line.starts_with("Package") && line.contains("Version") && line.split_whitespace().count() <= 4 {
         return Mode::PipList;
     }

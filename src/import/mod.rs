@@ -490,6 +490,9 @@ impl Collector {
             self.lines = line;
             match &key {
                 Key::Dist(name) => self.dist(name, &value),
+                // A GPU named in prose only when no GPU is stated at all.
+                Key::GpuName(i) if self.gpus.is_empty() => self.gpu(*i, &value, None),
+                Key::GpuName(_) => continue,
                 _ => self.fact(key.clone(), &value),
             }
             if let Some(f) = self.facts.iter_mut().rev().find(|f| f.fact == key.name() && f.line == line) {

@@ -5,6 +5,16 @@
 /// (code, a real message line, a line that must not match).
 pub const SAMPLES: &[(&str, &str, &str)] = &[
     (
+        "error-tensorrt-gather-on-shape-tensor",
+        "Error: In node 2 (importGather): UNSUPPORTED_NODE: Assertion failed: !(data->getType() == nvinfer1::DataType::kINT32 && nbDims == 1) && \"Cannot perform gather on a shape tensor!\"",
+        "Error: In node 2 (importGather): UNSUPPORTED_NODE: Assertion failed: axis >= 0 && axis < nbDims",
+    ),
+    (
+        "error-tensorrt-upsample-dims",
+        "Error: In node 1 (importUpsample): UNSUPPORTED_NODE: Assertion failed: (nbDims >= 1) && (nbDims <= 3)",
+        "Error: In node 1 (importConv): UNSUPPORTED_NODE: Assertion failed: (nbDims >= 1) && (nbDims <= 3)",
+    ),
+    (
         "error-onnx-export-needs-constant",
         "RuntimeError: ONNX symbolic expected a constant value in the trace",
         "RuntimeError: ONNX symbolic expected a tensor value",
