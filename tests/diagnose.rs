@@ -815,7 +815,7 @@ fn a_symptom_without_the_facts_that_decide_it_gets_its_likely_causes_as_a_note()
     let r = diagnose_str("torch 2.3.1+cu121\ntorch.cuda.is_available() returns False\n");
     assert_eq!(
         causes(&r, "likely-torch-cuda-unavailable"),
-        ["no NVIDIA driver is", "CUDA_VISIBLE_DEVICES (set by a"]
+        ["no NVIDIA driver is", "the program was asked", "CUDA_VISIBLE_DEVICES (set by a"]
     );
     // collect_env's own line is a fact, not a complaint: a Mac has no CUDA.
     let r = diagnose_str("PyTorch version: 2.3.1\nIs CUDA available: False\nOS: macOS 14.5 (arm64)\n");
@@ -912,4 +912,23 @@ fn the_export_notes_of_the_torch_1_x_years_get_their_authors_answers() {
     let r = report("- Ubuntu 16.04\n- RTX2080TI, Driver Version: 410.79\n- CUDA 10.0\n- pytorch 1.3.1\n");
     let gpu = &r["snapshot"]["nvidia"]["found"]["gpus"]["found"][0];
     assert_eq!(gpu["compute_capability"], "7.5", "{:#}", r["snapshot"]["nvidia"]);
+}
+
+#[test]
+fn a_paste_with_only_a_symptom_is_not_called_healthy() {
+    let out = doctor()
+        .args(["diagnose", "-"])
+        .write_stdin(
+            "whisper/transcribe.py:114: UserWarning: FP16 is not supported on CPU; using FP32 instead\n",
+        )
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("info[likely-torch-cuda-unavailable]"), "{text}");
+    assert!(
+        text.contains("a symptom whose cause the paste does not show: 0 errors, 0 warnings, 1 note"),
+        "{text}"
+    );
+    assert!(!text.contains("healthy"), "{text}");
+    assert_eq!(out.status.code(), Some(0), "a note never fails a build");
 }

@@ -400,6 +400,10 @@ impl Renderer<'_> {
             Verdict::Error => p.red("problems found"),
             Verdict::Warning => p.yellow("warnings"),
             Verdict::Unverified => p.magenta("not fully verified"),
+            // A symptom with its likely causes is a question, not a clean bill.
+            Verdict::Info if report.findings.iter().any(|f| !f.likely.is_empty()) => {
+                p.yellow("a symptom whose cause the paste does not show")
+            }
             Verdict::Info | Verdict::Ok => p.green("healthy"),
         };
         let gap = if self.look.detail == Detail::Quiet { "" } else { "\n" };

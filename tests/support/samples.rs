@@ -143,6 +143,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
     ("likely-torch-cuda-unavailable", "torch.cuda.is_available() returns False", "Is CUDA available: False"),
     (
         "likely-torch-cuda-unavailable",
+        "/site-packages/whisper/transcribe.py:114: UserWarning: FP16 is not supported on CPU; using FP32 instead",
+        "FP16 is supported on CUDA",
+    ),
+    (
+        "likely-torch-cuda-unavailable",
         "It says CUDA is not available.",
         "CUDAExecutionProvider is not available",
     ),
