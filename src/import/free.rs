@@ -188,6 +188,14 @@ pub(crate) fn gpu_mention(line: &str, c: &mut Collector) {
     if let Some(name) = gpu_in_prose(line) {
         c.guess(Key::GpuName(0), &name);
     }
+    // "Windows 11, RTX 3060": the OS, unless a field states it.
+    if has(line, "windows") {
+        static WINDOWS: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(r"(?i)\bwindows\s?(1[01]|server\s+20\d\d)\b").unwrap());
+        if let Some(m) = WINDOWS.captures(line) {
+            c.guess(Key::Os, &format!("Windows {}", &m[1]));
+        }
+    }
 }
 
 /// An NVIDIA GPU a sentence names by its brand and model ("RTX2080TI",
@@ -451,6 +459,9 @@ mod tests {
         assert_eq!(gpu_in_prose("a Tesla V100 node").as_deref(), Some("V100"));
         assert_eq!(gpu_in_prose("it works on an A100"), None);
         assert_eq!(gpu_in_prose("NVIDIA driver 535"), None);
+        let mut c = Collector::default();
+        gpu_mention("Windows 11, RTX 3060", &mut c);
+        assert_eq!(c.guesses.len(), 2);
         assert!(is_gpu_name("TITAN V") && is_gpu_name("Tesla T4"));
         assert!(!is_gpu_name("No") && !is_gpu_name("0") && !is_gpu_name("CPU only"));
         assert_eq!(gpu_name("NVIDIA A100-SXM4-80GB"), "NVIDIA A100-SXM4-80GB");
