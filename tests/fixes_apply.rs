@@ -124,7 +124,10 @@ fn the_cpu_package_installed_over_onnxruntime_gpu_is_repaired_by_the_whole_plan(
     let t = tempfile::tempdir().unwrap();
     let env = fresh_venv(
         &t.path().join("env"),
-        &[&["--no-deps", "onnxruntime-gpu==1.20.0", "numpy<2"], &["--no-deps", "onnxruntime==1.20.0"]],
+        // Installed with its requirements, so that the plan has only the
+        // duplicate to remove (with --no-deps it also installs what is
+        // missing, NVIDIA's CUDA wheels among it: gigabytes on CI's disk).
+        &[&["onnxruntime-gpu==1.19.2", "numpy<2"], &["--no-deps", "onnxruntime==1.19.2"]],
     );
     let (code, report) = check(&env);
     assert_eq!(code, 1, "{:#}", report["findings"]);
