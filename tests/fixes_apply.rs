@@ -38,7 +38,7 @@ fn apply_first_fix(env: &Path, code: &str) -> (i32, Value) {
     let before = errors(&report);
     let fix = finding(&report, code)["fixes"][0].as_str().unwrap().to_string();
     // The fix names the checked interpreter; nothing needs activating.
-    let out = std::process::Command::new("sh").arg("-c").arg(&fix).output().unwrap();
+    let out = shell(&fix);
     assert!(out.status.success(), "{fix}\n{}", String::from_utf8_lossy(&out.stderr));
     let (exit, after) = check(env);
     let left: Vec<String> = errors(&after).into_iter().filter(|e| !before.contains(e)).collect();
@@ -64,7 +64,7 @@ fn apply_plan(env: &Path, left_to_code: &[&str]) -> (i32, Value) {
     let commands: Vec<&String> = steps.iter().filter(|s| s.starts_with(&python)).collect();
     assert!(!commands.is_empty(), "no command in the plan: {steps:?}");
     for step in commands {
-        let out = std::process::Command::new("sh").arg("-c").arg(step).output().unwrap();
+        let out = shell(step);
         assert!(out.status.success(), "{step}\n{}", String::from_utf8_lossy(&out.stderr));
     }
     let (exit, after) = check(env);
@@ -148,10 +148,11 @@ fn the_cpu_package_installed_over_onnxruntime_gpu_is_repaired_by_the_whole_plan(
 /// of what the CUDA provider needs, but not libcurand (torch 2.15 dropped
 /// it). The fix names the wheel that ships it; after it only the note that
 /// onnxruntime needs preload_dlls() (or torch imported first) remains.
+/// (torch is the cached torch environment's, copied as hard links.)
 #[test]
 fn torch_with_onnxruntime_gpu_lacks_curand_and_its_fix_installs_it() {
     let t = tempfile::tempdir().unwrap();
-    let env = fresh_venv(&t.path().join("env"), &[&["torch", "onnxruntime-gpu"]]);
+    let env = fresh_venv_from(&torch_venv(), &t.path().join("env"), &[&["onnxruntime-gpu"]]);
     let (code, report) = check(&env);
     let f = finding(&report, "onnxruntime-provider-cannot-load");
     assert_eq!(code, 1, "{:#}", report["findings"]);

@@ -104,8 +104,8 @@ fn the_printed_fix_repairs_the_environment() {
 
     // Run the fix as printed: it names the interpreter, so no activation is needed.
     assert!(fix.starts_with(&venv.join("bin/python").display().to_string()), "{fix}");
-    let status = std::process::Command::new("sh").arg("-c").arg(&fix).status().unwrap();
-    assert!(status.success(), "{fix}");
+    let out = shell(&fix);
+    assert!(out.status.success(), "{fix}\n{}", String::from_utf8_lossy(&out.stderr));
 
     let (code, report) = check_json(&venv, &[]);
     assert_eq!(code, 0, "{:#}", report["findings"]);

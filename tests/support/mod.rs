@@ -88,6 +88,21 @@ pub fn fresh_venv(dir: &Path, steps: &[&[&str]]) -> PathBuf {
     dir.to_path_buf()
 }
 
+/// A fresh environment that starts as a copy of a cached one, then has
+/// these steps applied. The copy is made of hard links, so that gigabytes
+/// of CUDA wheels are neither downloaded nor stored twice; the cached one
+/// stays as it was, because pip unlinks a file before it writes one and
+/// Python writes bytecode to a new file that it renames. A venv finds its
+/// prefix from where its `bin/python` is, so the copy is an environment of
+/// its own (its scripts' shebangs still name the original: use `-m`).
+pub fn fresh_venv_from(cached: &Path, dir: &Path, steps: &[&[&str]]) -> PathBuf {
+    run(Command::new("cp").arg("-al").arg(cached).arg(dir));
+    for step in steps {
+        pip(dir, step);
+    }
+    dir.to_path_buf()
+}
+
 fn build_venv(dir: &Path, steps: &[&[&str]]) {
     run(Command::new(base_python()).args(["-m", "venv"]).arg(dir));
     for step in steps {
@@ -98,7 +113,15 @@ fn build_venv(dir: &Path, steps: &[&[&str]]) {
 pub fn pip(venv: &Path, args: &[&str]) {
     run(Command::new(venv.join("bin/python"))
         .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
-        .args(args));
+        .args(args)
+        .env("PIP_NO_CACHE_DIR", "1"));
+}
+
+/// A printed command, run by the shell as a user would paste it. pip keeps
+/// no cache of what it downloads: the CUDA wheels would otherwise be stored
+/// a second time, on a disk that CI shares with every environment here.
+pub fn shell(line: &str) -> std::process::Output {
+    Command::new("sh").arg("-c").arg(line).env("PIP_NO_CACHE_DIR", "1").output().expect("sh starts")
 }
 
 fn run(cmd: &mut Command) {
