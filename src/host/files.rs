@@ -10,7 +10,6 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
 /// What is being read, which decides how much of it the doctor will read.
@@ -65,7 +64,11 @@ pub enum ReadError {
 /// links). Opening never blocks: a FIFO is opened non-blocking and refused.
 #[allow(clippy::disallowed_methods)] // the one place files are opened for reading
 pub fn open_regular(path: &Path) -> Result<File, ReadError> {
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path)?;
     match not_regular(file.metadata()?.file_type()) {
         None => Ok(file),
         Some(what) => Err(ReadError::NotRegular(what)),
@@ -73,7 +76,9 @@ pub fn open_regular(path: &Path) -> Result<File, ReadError> {
 }
 
 /// What a file type is, in words, when it is not a regular file.
+#[cfg(unix)]
 pub(super) fn not_regular(kind: std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
     Some(if kind.is_file() {
         return None;
     } else if kind.is_dir() {
@@ -87,6 +92,43 @@ pub(super) fn not_regular(kind: std::fs::FileType) -> Option<&'static str> {
     } else {
         "not a regular file"
     })
+}
+
+/// What a file type is, in words, when it is not a regular file (Windows
+/// tells only files, directories and links apart).
+#[cfg(windows)]
+pub(super) fn not_regular(kind: std::fs::FileType) -> Option<&'static str> {
+    Some(if kind.is_file() {
+        return None;
+    } else if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    })
+}
+
+/// Fills as much of `buf` as `file` has from `offset` on, without moving
+/// any cursor another reader depends on.
+pub fn read_at_most(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    #[cfg(unix)]
+    use std::os::unix::fs::FileExt;
+    #[cfg(windows)]
+    use std::os::windows::fs::FileExt;
+    let mut filled = 0;
+    while filled < buf.len() {
+        let at = offset + filled as u64;
+        #[cfg(unix)]
+        let read = file.read_at(&mut buf[filled..], at);
+        #[cfg(windows)]
+        let read = file.seek_read(&mut buf[filled..], at);
+        match read {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 /// The whole of a regular file, refused when it is larger than its kind's cap.
@@ -112,6 +154,7 @@ pub fn read_capped(r: impl Read, cap: u64) -> Result<Vec<u8>, ReadError> {
 
 /// Whether `a` and `b` name the same existing file (through links,
 /// `./` or another spelling): `--output` must never be the file read.
+#[cfg(unix)]
 pub fn same_file(a: &Path, b: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     match (super::tree::metadata(a), super::tree::metadata(b)) {
@@ -120,7 +163,17 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-#[cfg(test)]
+/// Whether `a` and `b` name the same existing file: on Windows, the same
+/// path once both are resolved (links, `.\`, case as the volume keeps it).
+#[cfg(windows)]
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (super::tree::canonicalize(a), super::tree::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

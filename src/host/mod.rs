@@ -20,20 +20,27 @@
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Read};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
 mod cleanup;
 mod files;
+#[cfg(unix)]
+#[path = "unix.rs"]
+mod sys;
+#[cfg(windows)]
+#[path = "windows.rs"]
+mod sys;
 mod tree;
 mod write;
 
-pub use cleanup::{clean_up_on_signals, interrupted, sweep_orphans};
+pub use cleanup::interrupted;
+pub use files::read_at_most;
 pub use files::{FileKind, ReadError, open_regular, read_bytes, read_capped, read_text, same_file};
+pub use sys::{clean_up_on_signals, sweep_orphans};
 pub use tree::{DIR_ENTRIES_CAP, canonicalize, metadata, read_dir, symlink_metadata};
 pub use write::{WriteError, append_regular, write_whole};
 
@@ -127,7 +134,8 @@ impl Drop for Scratch {
 
 /// A HOME no process can create anything under, even as root (a path
 /// below a device): for children when there is no scratch directory.
-const UNWRITABLE_HOME: &str = "/dev/null/onnx-doctor-home";
+const UNWRITABLE_HOME: &str =
+    if cfg!(windows) { r"\\.\NUL\onnx-doctor-home" } else { "/dev/null/onnx-doctor-home" };
 
 impl Host {
     /// The real machine: this process's environment and working directory.
@@ -170,7 +178,18 @@ impl Host {
         {
             env.push((var.into(), home.join(dir).into()));
         }
-        if let (Some(real), None) = (self.env("HOME"), self.env("PYTHONUSERBASE")) {
+        if cfg!(windows) {
+            // Windows programs find the home and their caches here; Python
+            // finds the user's site directory under the real APPDATA.
+            for (var, dir) in
+                [("USERPROFILE", ""), ("APPDATA", "AppData/Roaming"), ("LOCALAPPDATA", "AppData/Local")]
+            {
+                env.push((var.into(), home.join(dir).into()));
+            }
+            if let (Some(real), None) = (self.env("APPDATA"), self.env("PYTHONUSERBASE")) {
+                env.push(("PYTHONUSERBASE".into(), Path::new(real).join("Python").into()));
+            }
+        } else if let (Some(real), None) = (self.env("HOME"), self.env("PYTHONUSERBASE")) {
             env.push(("PYTHONUSERBASE".into(), Path::new(real).join(".local").into()));
         }
         env
@@ -201,17 +220,16 @@ impl Host {
 
     /// This machine's host name, unless it is empty or `localhost`.
     pub(crate) fn hostname(&self) -> Option<String> {
-        let mut buf = [0u8; 256];
-        // SAFETY: the buffer is valid for its length; gethostname NUL-terminates
-        // or truncates within it.
-        let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-        let name = if rc == 0 {
-            let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-            String::from_utf8_lossy(&buf[..end]).trim().to_string()
-        } else {
-            String::new()
-        };
-        Some(name).filter(|n| !n.is_empty() && n != "localhost").or_else(|| self.env_str("HOSTNAME"))
+        sys::hostname()
+            .filter(|n| !n.is_empty() && n != "localhost")
+            .or_else(|| self.env_str("HOSTNAME"))
+            .or_else(|| self.env_str("COMPUTERNAME"))
+    }
+
+    /// Windows' version (major, minor, build) when the doctor runs on
+    /// Windows; `None` elsewhere.
+    pub(crate) fn windows_version(&self) -> Option<(u32, u32, u32)> {
+        sys::windows_version()
     }
 
     /// Where a system path (`/etc/os-release`) lives under the root.
@@ -280,17 +298,14 @@ impl Host {
             .current_dir(self.scratch.0.as_deref().unwrap_or(Path::new("/")))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .stderr(Stdio::piped());
         let started = Instant::now();
-        let child = cleanup::spawn_noted(|| spawn_retrying_busy(&mut cmd), Child::id).map_err(|e| match e
-            .kind()
-        {
+        let child = sys::spawn(&mut cmd).map_err(|e| match e.kind() {
             io::ErrorKind::NotFound => RunError::NotFound { program: name.clone() },
             io::ErrorKind::PermissionDenied => RunError::PermissionDenied { program: name.clone() },
             _ => RunError::Spawn { program: name.clone(), source: e },
         })?;
-        Ok(wait_bounded(child, started, timeout))
+        Ok(sys::wait_bounded(child, started, timeout))
     }
 }
 
@@ -312,24 +327,7 @@ fn neutral_directory() -> Option<PathBuf> {
     None
 }
 
-/// Spawning an executable that another thread has just written can fail with
-/// ETXTBSY while a sibling fork still holds its write descriptor; it clears
-/// within milliseconds.
-fn spawn_retrying_busy(cmd: &mut Command) -> io::Result<Child> {
-    let mut delay = Duration::from_millis(5);
-    for _ in 0..5 {
-        match cmd.spawn() {
-            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => {
-                thread::sleep(delay);
-                delay *= 2;
-            }
-            other => return other,
-        }
-    }
-    cmd.spawn()
-}
-
-fn drain<R: Read + Send + 'static>(mut r: R) -> mpsc::Receiver<Vec<u8>> {
+pub(super) fn drain<R: Read + Send + 'static>(mut r: R) -> mpsc::Receiver<Vec<u8>> {
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
         let mut kept = Vec::new();
@@ -346,64 +344,6 @@ fn drain<R: Read + Send + 'static>(mut r: R) -> mpsc::Receiver<Vec<u8>> {
         let _ = tx.send(kept);
     });
     rx
-}
-
-fn wait_bounded(mut child: Child, started: Instant, timeout: Duration) -> CommandOutput {
-    let stdout = drain(child.stdout.take().expect("stdout is piped"));
-    let stderr = drain(child.stderr.take().expect("stderr is piped"));
-    let pgid = child.id() as libc::pid_t;
-
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let _ = tx.send(exited_unreaped(pgid));
-    });
-    let finished = rx.recv_timeout(timeout).is_ok();
-    // Running or a zombie, the leader still holds its id, so the group is
-    // ours to kill: on timeout, and after a normal exit too, which ends a
-    // daemon the probe left behind holding a pipe (or not).
-    cleanup::end_group(pgid);
-    let exit = if finished {
-        match child.wait() {
-            Ok(status) => match (status.code(), status.signal()) {
-                (Some(c), _) => Exit::Code(c),
-                (None, Some(s)) => Exit::Signal(s),
-                (None, None) => Exit::Code(-1),
-            },
-            Err(_) => Exit::Code(-1),
-        }
-    } else {
-        // Reap it if SIGKILL takes effect soon; a child stuck in the kernel
-        // is abandoned rather than waited for.
-        if rx.recv_timeout(Duration::from_secs(1)).is_ok() {
-            let _ = child.wait();
-        }
-        Exit::TimedOut(timeout)
-    };
-    cleanup::reaped(pgid);
-    // What the child left running in a session of its own is ours now.
-    cleanup::sweep_orphans();
-    // The pipes close once every process holding them is gone; one that
-    // escaped into a session of its own is abandoned after a grace period.
-    let grace = Duration::from_millis(200);
-    let out = stdout.recv_timeout(grace).unwrap_or_default();
-    let err = stderr.recv_timeout(grace).unwrap_or_default();
-    CommandOutput { exit, stdout: out, stderr: err, elapsed: started.elapsed() }
-}
-
-/// Waits until `pid` has exited, leaving it unreaped (a zombie).
-fn exited_unreaped(pid: libc::pid_t) -> bool {
-    loop {
-        // SAFETY: `info` is a valid siginfo_t for waitid to fill.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let r =
-            unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
-        if r == 0 {
-            return true;
-        }
-        if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-            return false;
-        }
-    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,6 @@
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use super::cleanup;
@@ -35,8 +34,14 @@ fn special_kind(path: &Path) -> Option<&'static str> {
     not_regular(super::tree::metadata(path).ok()?.file_type())
 }
 
-/// Whether `path` is the null device: `-o /dev/null` keeps only the exit code.
+/// Whether `path` is the null device: `-o /dev/null` (`-o NUL` on
+/// Windows) keeps only the exit code.
 fn is_null_device(path: &Path) -> bool {
+    if cfg!(windows) {
+        return path
+            .to_str()
+            .is_some_and(|p| p.eq_ignore_ascii_case("NUL") || p.eq_ignore_ascii_case(r"\\.\NUL"));
+    }
     same_file(path, Path::new("/dev/null"))
 }
 
@@ -87,7 +92,13 @@ fn new_temp_beside(dir: &Path, name: &str) -> Result<(PathBuf, File), WriteError
     let mut last = None;
     for attempt in 0..16u32 {
         let temp = dir.join(format!(".{name}.onnx-doctor-{}-{attempt}.tmp", std::process::id()));
-        let open = || std::fs::OpenOptions::new().write(true).create_new(true).mode(0o644).open(&temp);
+        let open = || {
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o644);
+            options.open(&temp)
+        };
         match cleanup::make_scratch(&temp, open) {
             Ok(f) => return Ok((temp, f)),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return Err(WriteError::Interrupted),
@@ -109,12 +120,14 @@ pub fn append_regular(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     if let Some(kind) = special_kind(path) {
         return Err(WriteError::NotRegular(kind));
     }
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .mode(0o644)
-        .open(path)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK).mode(0o644);
+    }
+    let mut file = options.open(path)?;
     // It may have become something else between the look and the open.
     if let Some(what) = not_regular(file.metadata()?.file_type()) {
         return Err(WriteError::NotRegular(what));

@@ -25,17 +25,7 @@ impl Source for std::fs::File {
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
-        use std::os::unix::fs::FileExt;
-        let mut filled = 0;
-        while filled < buf.len() {
-            match FileExt::read_at(self, &mut buf[filled..], offset + filled as u64) {
-                Ok(0) => break,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(filled)
+        crate::host::read_at_most(self, buf, offset)
     }
 }
 

@@ -23,6 +23,9 @@ const LIBC_CANDIDATES: &[&str] = &[
 ];
 
 pub(crate) fn probe(host: &Host) -> System {
+    if let Some(version) = host.windows_version() {
+        return windows(version);
+    }
     let os_release = host
         .read_system_file("/etc/os-release", FileKind::System)
         .or_else(|_| host.read_system_file("/usr/lib/os-release", FileKind::System))
@@ -49,6 +52,30 @@ pub(crate) fn probe(host: &Host) -> System {
         glibc: glibc(host),
         container: container(host),
         wsl,
+    }
+}
+
+/// Windows: its release from the kernel's version (6.1 is Windows 7; build
+/// 22000 and later is Windows 11, which still reports 10.0); no glibc, no
+/// container.
+fn windows((major, minor, build): (u32, u32, u32)) -> System {
+    let release = match (major, minor) {
+        (10, 0) if build >= 22000 => "11".to_string(),
+        (10, 0) => "10".to_string(),
+        (6, 3) => "8.1".to_string(),
+        (6, 2) => "8".to_string(),
+        (6, 1) => "7".to_string(),
+        _ => format!("{major}.{minor}"),
+    };
+    System {
+        os: Probed::Found(format!("Windows {release} (build {build})")),
+        distro_id: Some("windows".into()),
+        distro_version: Some(release),
+        kernel: Probed::Found(format!("Windows NT {major}.{minor}.{build}")),
+        arch: std::env::consts::ARCH.to_string(),
+        glibc: Probed::NotEvaluated("Windows has no glibc".into()),
+        container: None,
+        wsl: false,
     }
 }
 

@@ -100,17 +100,22 @@ pub fn overview(report: &Report, matrix: &Matrix) -> Vec<Section> {
         Probed::Found(s) => {
             let mut parts = vec![s.os.found().cloned().unwrap_or_else(|| "unknown OS".into())];
             parts.push(s.arch.clone());
-            parts.push(match &s.glibc {
-                Probed::Found(v) => format!("glibc {v}"),
-                Probed::NotEvaluated(_) => "glibc unknown".into(),
-            });
+            match &s.glibc {
+                Probed::Found(v) => parts.push(format!("glibc {v}")),
+                Probed::NotEvaluated(_) if s.distro_id.as_deref() == Some("windows") => {}
+                Probed::NotEvaluated(_) => parts.push("glibc unknown".into()),
+            }
             if let Some(c) = &s.container {
                 parts.push(format!("{c} container"));
             }
             if s.wsl {
                 parts.push("WSL".into());
             }
-            let kernel = s.kernel.found().map(|k| format!("kernel {k}")).unwrap_or_default();
+            let kernel = match s.kernel.found() {
+                Some(k) if k.starts_with("Windows") => k.clone(),
+                Some(k) => format!("kernel {k}"),
+                None => String::new(),
+            };
             Line::new(worst(None, Component::SYSTEM).unwrap_or(Status::Ok), parts.join(" · "), kernel)
         }
         Probed::NotEvaluated(r) => Line::new(Status::NotEvaluated, "system", r.clone()),

@@ -18,6 +18,7 @@ use goblin::elf::Elf;
 use goblin::elf::dynamic::{DT_NEEDED, DT_RPATH, DT_RUNPATH};
 use goblin::elf::program_header::ProgramHeader;
 
+use crate::host::read_at_most;
 use crate::snapshot::nvidia::{Resolution, Unresolved};
 
 /// The dynamic-section facts of one ELF file.
@@ -97,21 +98,6 @@ pub(crate) fn read_dynamics(path: &Path) -> Result<Dynamics, String> {
         }
     }
     Ok(d)
-}
-
-/// Fills as much of `buf` as the file has from `offset` on.
-fn read_at_most(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-    use std::os::unix::fs::FileExt;
-    let mut filled = 0;
-    while filled < buf.len() {
-        match file.read_at(&mut buf[filled..], offset + filled as u64) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
 }
 
 /// The (tag, value) entries of a dynamic section, up to DT_NULL.

@@ -55,16 +55,29 @@ pub(crate) fn discover(host: &Host, explicit: &[PathBuf]) -> Vec<Candidate> {
     found
 }
 
+/// Where an environment directory keeps its interpreter: `bin/` on Unix,
+/// `Scripts\` in a Windows venv, the prefix itself in a Windows conda
+/// environment or python.org install.
+const INTERPRETERS_IN_ENV: [&[&str]; 5] = [
+    &["bin", "python"],
+    &["bin", "python3"],
+    &["Scripts", "python.exe"],
+    &["python.exe"],
+    &["Scripts", "python"],
+];
+
 /// `--python` accepts an executable or an environment directory.
 fn interpreter_in(path: &Path) -> PathBuf {
     if path.is_dir() {
-        for name in ["bin/python", "bin/python3"] {
-            let exe = path.join(name);
+        // Joined part by part, so that a Windows path keeps one separator.
+        let join = |parts: &[&str]| parts.iter().fold(path.to_path_buf(), |p, part| p.join(part));
+        for parts in INTERPRETERS_IN_ENV {
+            let exe = join(parts);
             if exe.exists() {
                 return exe;
             }
         }
-        return path.join("bin/python");
+        return join(if cfg!(windows) { &["Scripts", "python.exe"] } else { &["bin", "python"] });
     }
     path.to_path_buf()
 }
@@ -77,7 +90,8 @@ fn identity(executable: &Path) -> PathBuf {
     crate::host::canonicalize(executable).unwrap_or_else(|_| executable.to_path_buf())
 }
 
-/// `<env>/bin/python` with `<env>/pyvenv.cfg` beside `bin`.
+/// `<env>/bin/python` (`<env>\\Scripts\\python.exe`) with `<env>/pyvenv.cfg`
+/// beside `bin` (`Scripts`).
 pub(crate) fn venv_root(executable: &Path) -> Option<PathBuf> {
     let env = executable.parent()?.parent()?;
     env.join("pyvenv.cfg").is_file().then(|| env.to_path_buf())

@@ -50,25 +50,43 @@ pub(crate) fn guess(host: &Host, executable: &Path) -> Result<Layout, String> {
         site_dirs.extend(lib_site_dirs(&env, xy.as_deref()));
         if get("include-system-site-packages").is_some_and(|v| v.eq_ignore_ascii_case("true"))
             && let Some(home) = get("home")
-            && let Some(base) = Path::new(&home).parent()
         {
-            site_dirs.extend(lib_site_dirs(base, xy.as_deref()));
+            // `home` is the base interpreter's directory: `/usr/bin` below
+            // its prefix on Unix, the prefix itself on Windows.
+            let home = PathBuf::from(home);
+            if home.join("Lib").is_dir() {
+                site_dirs.extend(lib_site_dirs(&home, xy.as_deref()));
+            } else if let Some(base) = home.parent() {
+                site_dirs.extend(lib_site_dirs(base, xy.as_deref()));
+            }
         }
         return finish(version, kind, pythonpath, site_dirs, executable);
     }
 
     let real = crate::host::canonicalize(executable).map_err(|e| format!("{}: {e}", executable.display()))?;
-    let prefix = real
-        .parent()
-        .and_then(Path::parent)
+    // A Windows install (python.org's, conda's) keeps python.exe in its
+    // prefix, beside `Lib`; a Unix one keeps it in `bin/`.
+    let windows = real.parent().filter(|dir| dir.join("Lib").is_dir());
+    let prefix = windows
+        .or_else(|| real.parent().and_then(Path::parent))
         .ok_or_else(|| format!("{} is not inside a Python installation", real.display()))?;
     let kind = if prefix.join("conda-meta").is_dir() { EnvKind::Conda } else { EnvKind::System };
-    let xy = file_name_version(&real).or_else(|| single_lib_version(prefix));
+    let xy = file_name_version(&real).or_else(|| single_lib_version(prefix)).or_else(|| dll_version(prefix));
     let version = xy.as_deref().map(Ver::new);
-    if let (Some(home), Some(xy)) = (host.env_str("HOME"), xy.as_deref())
+    if let Some(xy) = xy.as_deref()
         && host.env_str("PYTHONNOUSERSITE").is_none()
     {
-        site_dirs.push(Path::new(&home).join(format!(".local/lib/python{xy}/site-packages")));
+        if windows.is_some() {
+            // %APPDATA%\Python\Python311\site-packages
+            if let Some(appdata) = host.env_str("APPDATA") {
+                let nodot = xy.replace('.', "");
+                site_dirs.push(
+                    Path::new(&appdata).join("Python").join(format!("Python{nodot}")).join("site-packages"),
+                );
+            }
+        } else if let Some(home) = host.env_str("HOME") {
+            site_dirs.push(Path::new(&home).join(format!(".local/lib/python{xy}/site-packages")));
+        }
     }
     site_dirs.extend(lib_site_dirs(prefix, xy.as_deref()));
     if prefix == Path::new("/usr") {
@@ -191,8 +209,21 @@ fn single_lib_version(prefix: &Path) -> Option<String> {
     found.next().is_none().then_some(first)
 }
 
+/// `python311.dll` beside a Windows python.exe → `3.11`.
+fn dll_version(prefix: &Path) -> Option<String> {
+    crate::host::read_dir(prefix).ok()?.filter_map(|e| e.ok()?.file_name().into_string().ok()).find_map(|n| {
+        let digits = n.to_ascii_lowercase().strip_prefix("python")?.strip_suffix(".dll")?.to_string();
+        let (major, minor) = digits.split_at_checked(1)?;
+        (major == "3" && !minor.is_empty() && minor.chars().all(|c| c.is_ascii_digit()))
+            .then(|| format!("{major}.{minor}"))
+    })
+}
+
+/// The site directories of a prefix: `lib/pythonX.Y/site-packages` (and
+/// Debian's `dist-packages`, and `lib64`) on Unix, `Lib/site-packages` on
+/// Windows.
 fn lib_site_dirs(prefix: &Path, xy: Option<&str>) -> Vec<PathBuf> {
-    let mut out = Vec::new();
+    let mut out = vec![prefix.join("Lib").join("site-packages")];
     for lib in ["lib", "lib64"] {
         let libdir = prefix.join(lib);
         let versions: Vec<String> = match xy {

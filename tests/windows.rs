@@ -1,0 +1,341 @@
+//! The Windows build, run under wine: `scripts/release` puts
+//! `onnx-doctor-VERSION-x86_64-windows.exe` and its `win_amd64` wheel in
+//! `dist/`. Tested where `ONNX_DOCTOR_DIST` names that directory (`.ci/run`
+//! builds it and sets it); elsewhere these tests say so and pass.
+//!
+//! Needs Debian's wine and mingw-w64: the tests build the worlds the
+//! Windows probes read with it (a fake `nvml.dll` from the same C source as
+//! the Linux fake, Windows programs that hang or spawn children), and a
+//! `bcryptprimitives.dll` for the wine prefix: Rust's standard library
+//! imports `ProcessPrng` from it, which real Windows has had since 8 and
+//! wine 8.0 lacks. Nothing of that stand-in is part of the product.
+
+#![allow(clippy::disallowed_methods)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::*;
+
+/// The Windows executable in `dist/`, or None (with a note) where this run
+/// has no release to test.
+fn windows_exe() -> Option<PathBuf> {
+    let Some(dist) = std::env::var_os("ONNX_DOCTOR_DIST") else {
+        eprintln!("no release to test: run scripts/release and set ONNX_DOCTOR_DIST=dist");
+        return None;
+    };
+    let found: Vec<PathBuf> = std::fs::read_dir(&dist)
+        .unwrap_or_else(|e| panic!("{}: {e}", Path::new(&dist).display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().ends_with("-x86_64-windows.exe"))
+        .collect();
+    assert_eq!(found.len(), 1, "one Windows executable in {}: {found:?}", Path::new(&dist).display());
+    found.into_iter().next()
+}
+
+/// Compiles C for Windows with mingw-w64.
+fn mingw(source: &str, out: &Path, extra: &[&str]) {
+    let dir = out.parent().unwrap();
+    std::fs::create_dir_all(dir).unwrap();
+    let c = dir.join(format!("{}.c", out.file_stem().unwrap().to_string_lossy()));
+    std::fs::write(&c, source).unwrap();
+    let status = Command::new("x86_64-w64-mingw32-gcc")
+        .args(["-O2", "-o"])
+        .arg(out)
+        .arg(&c)
+        .args(extra)
+        .status()
+        .expect("x86_64-w64-mingw32-gcc runs (Debian: gcc-mingw-w64-x86-64)");
+    assert!(status.success(), "mingw could not build {}", out.display());
+}
+
+/// The wine prefix the tests share: made once per test binary, with the
+/// stand-in `bcryptprimitives.dll` in its system32.
+fn prefix() -> &'static Path {
+    static PREFIX: OnceLock<PathBuf> = OnceLock::new();
+    PREFIX.get_or_init(|| {
+        let prefix = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wine-prefix");
+        let system32 = prefix.join("drive_c/windows/system32");
+        if !system32.join("bcryptprimitives.dll").is_file() {
+            let _ = std::fs::remove_dir_all(&prefix);
+            let out = wine_command(&prefix).arg("wineboot").arg("--init").output().expect("wine runs");
+            assert!(system32.is_dir(), "wineboot made no prefix: {}", String::from_utf8_lossy(&out.stderr));
+            mingw(
+                "#include <windows.h>\n\
+                 BOOLEAN WINAPI SystemFunction036(PVOID, ULONG);\n\
+                 __declspec(dllexport) BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T len) {\n\
+                 \x20 while (len > 0) {\n\
+                 \x20   ULONG n = len > 0x40000000 ? 0x40000000 : (ULONG)len;\n\
+                 \x20   if (!SystemFunction036(data, n)) return FALSE;\n\
+                 \x20   data += n; len -= n;\n\
+                 \x20 }\n\
+                 \x20 return TRUE;\n\
+                 }\n",
+                &system32.join("bcryptprimitives.dll"),
+                &["-shared", "-ladvapi32"],
+            );
+        }
+        prefix
+    })
+}
+
+/// `wine` in `prefix`, quiet, with no Mono or Gecko installer to offer.
+fn wine_command(prefix: &Path) -> Command {
+    let mut cmd = Command::new("timeout");
+    cmd.args(["--kill-after=5", "120", "wine"])
+        .env("WINEPREFIX", prefix)
+        .env("WINEDEBUG", "-all")
+        .env("WINEDLLOVERRIDES", "mscoree=d;mshtml=d")
+        .env_remove("VIRTUAL_ENV")
+        .env_remove("CONDA_PREFIX")
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+/// A Unix path as the Windows program sees it (wine's Z: drive is `/`).
+fn win(path: &Path) -> String {
+    format!("Z:{}", path.display()).replace('/', "\\")
+}
+
+fn run_windows(exe: &Path, args: &[&str]) -> Output {
+    wine_command(prefix()).arg(exe).args(args).output().unwrap()
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    })
+}
+
+/// Code and severity of each finding, in order.
+fn codes(report: &Value) -> Vec<(String, String)> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["code"].as_str().unwrap().to_string(), f["severity"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn the_windows_build_is_a_pe32_plus_that_needs_only_dlls_windows_ships() {
+    let Some(exe) = windows_exe() else { return };
+    let bytes = std::fs::read(&exe).unwrap();
+    let pe = goblin::pe::PE::parse(&bytes).unwrap();
+    assert!(pe.is_64, "PE32+");
+    assert_eq!(pe.header.coff_header.machine, goblin::pe::header::COFF_MACHINE_X86_64);
+    // What every Windows from 8 on has in System32 (bcryptprimitives since 8,
+    // the api-ms-win-core sets since 7): no MinGW runtime, no MSVC one.
+    let ships =
+        ["kernel32.dll", "ntdll.dll", "msvcrt.dll", "userenv.dll", "ws2_32.dll", "bcryptprimitives.dll"];
+    for dll in &pe.libraries {
+        let dll = dll.to_ascii_lowercase();
+        assert!(ships.contains(&dll.as_str()) || dll.starts_with("api-ms-win-core-"), "needs {dll}");
+    }
+    let wheel =
+        exe.with_file_name(format!("onnx_stack_doctor-{}-py3-none-win_amd64.whl", env!("CARGO_PKG_VERSION")));
+    assert!(wheel.is_file(), "{} is missing", wheel.display());
+    let sums = std::fs::read_to_string(exe.with_file_name("SHA256SUMS")).unwrap();
+    for artifact in [&exe, &wheel] {
+        let name = artifact.file_name().unwrap().to_string_lossy();
+        assert!(sums.lines().any(|l| l.ends_with(&*name)), "SHA256SUMS lacks {name}");
+    }
+}
+
+#[test]
+fn under_wine_it_prints_its_version_and_reads_windows() {
+    let Some(exe) = windows_exe() else { return };
+    let out = run_windows(&exe, &["--version"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let linux = doctor().arg("--version").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&linux.stdout));
+
+    let t = tempfile::tempdir().unwrap();
+    let out = run_windows(&exe, &["--format", "json", "--python", &win(&t.path().join("none"))]);
+    let report = json_of(&out);
+    let os = report["snapshot"]["system"]["found"]["os"]["found"].as_str().unwrap_or_default();
+    assert!(
+        os.starts_with("Windows "),
+        "the OS is Windows' own, not the files under Z:\\: {:#}",
+        report["snapshot"]["system"]
+    );
+}
+
+/// Pasted Windows tickets get the same findings, word for word, from the
+/// Windows build as from the Linux one.
+#[test]
+fn a_pasted_windows_ticket_is_diagnosed_as_the_linux_build_diagnoses_it() {
+    let Some(exe) = windows_exe() else { return };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tickets");
+    let mut tickets: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "txt")
+                && std::fs::read_to_string(p)
+                    .is_ok_and(|t| t.contains("WinError") || t.contains("DLL load failed"))
+        })
+        .collect();
+    tickets.sort();
+    assert!(tickets.len() >= 3, "{tickets:?}");
+    for ticket in tickets.iter().take(6) {
+        let windows = json_of(&run_windows(&exe, &["diagnose", "--format", "json", &win(ticket)]));
+        let linux = doctor().args(["diagnose", "--format", "json"]).arg(ticket).output().unwrap();
+        let linux: Value = serde_json::from_slice(&linux.stdout).unwrap();
+        assert!(!codes(&linux).is_empty(), "{}: nothing found", ticket.display());
+        assert_eq!(windows["findings"], linux["findings"], "{}", ticket.display());
+    }
+}
+
+/// A venv as Windows lays it out (`Scripts\python.exe`, `Lib\site-packages`)
+/// holding a broken combination: `--fast` judges its packages from the
+/// file system, exactly as the Linux build judges the same tree.
+#[test]
+fn a_windows_venv_is_judged_with_fast_as_the_linux_build_judges_it() {
+    let Some(exe) = windows_exe() else { return };
+    let t = tempfile::tempdir().unwrap();
+    let env = t.path().join("env");
+    std::fs::create_dir_all(env.join("Scripts")).unwrap();
+    std::fs::write(env.join("Scripts/python.exe"), b"MZ").unwrap();
+    std::fs::write(
+        env.join("pyvenv.cfg"),
+        "home = C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python311\r\n\
+         include-system-site-packages = false\r\nversion = 3.11.9\r\n",
+    )
+    .unwrap();
+    for (name, version) in
+        [("onnxruntime", "1.17.1"), ("numpy", "2.0.1"), ("onnx", "1.13.0"), ("protobuf", "3.19.6")]
+    {
+        let info = env.join(format!("Lib/site-packages/{name}-{version}.dist-info"));
+        std::fs::create_dir_all(&info).unwrap();
+        std::fs::write(
+            info.join("METADATA"),
+            format!("Metadata-Version: 2.1\r\nName: {name}\r\nVersion: {version}\r\n"),
+        )
+        .unwrap();
+    }
+    let nowhere = t.path().join("nvml.dll");
+    let windows = run_windows(
+        &exe,
+        &["--format", "json", "--fast", "--nvml-lib", &win(&nowhere), "--python", &win(&env)],
+    );
+    let windows = json_of(&windows);
+    let linux = doctor()
+        .args(["--format", "json", "--fast", "--nvml-lib"])
+        .arg(&nowhere)
+        .arg("--python")
+        .arg(&env)
+        .output()
+        .unwrap();
+    let linux: Value = serde_json::from_slice(&linux.stdout).unwrap();
+    let found = codes(&windows);
+    assert!(found.iter().any(|(c, _)| c == "onnxruntime-built-against-numpy1"), "{found:?}");
+    assert_eq!(found, codes(&linux));
+    let python = &windows["snapshot"]["pythons"][0];
+    assert_eq!(python["executable"], win(&env.join("Scripts/python.exe")));
+    let versions = |python: &Value| -> Vec<(String, String)> {
+        python["distributions"]["found"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["name"].as_str().unwrap().into(), d["version"].as_str().unwrap().into()))
+            .collect()
+    };
+    assert_eq!(versions(python).len(), 4);
+    assert_eq!(versions(python), versions(&linux["snapshot"]["pythons"][0]));
+    assert_eq!(python["distributions"]["found"][0]["location"], win(&env.join("Lib/site-packages")));
+}
+
+/// NVML is `nvml.dll` on Windows, found where Windows finds a DLL (the
+/// program's folder first, then System32, where the driver puts it).
+#[test]
+fn nvml_dll_is_loaded_through_windows_own_search() {
+    let Some(exe) = windows_exe() else { return };
+    let t = tempfile::tempdir().unwrap();
+    let source =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake_nvml.c"))
+            .unwrap();
+    mingw(&source, &t.path().join("nvml.dll"), &["-shared", "-DGPU_COUNT=1"]);
+    let beside = t.path().join("onnx-doctor.exe");
+    std::fs::copy(&exe, &beside).unwrap();
+    let out = run_windows(&beside, &["--format", "json", "--python", &win(&t.path().join("none"))]);
+    let report = json_of(&out);
+    let nvidia = &report["snapshot"]["nvidia"]["found"];
+    assert_eq!(nvidia["driver"]["found"]["version"], "570.124.06", "{nvidia:#}");
+    assert_eq!(nvidia["gpus"]["found"][0]["name"], "NVIDIA GeForce RTX 5090", "{nvidia:#}");
+}
+
+/// An interpreter that hangs, and starts a child that hangs holding its
+/// output: the probe gives up at the timeout and ends both (a job object
+/// holds the whole tree).
+#[test]
+fn a_hanging_interpreter_and_its_children_are_ended_at_the_timeout() {
+    let Some(exe) = windows_exe() else { return };
+    let t = tempfile::tempdir().unwrap();
+    let env = t.path().join("env");
+    let marker = format!("onnx-doctor-hang-{}", std::process::id());
+    mingw(
+        &format!(
+            "#include <windows.h>\n#include <stdio.h>\n#include <string.h>\n\
+             int main(int argc, char **argv) {{\n\
+             \x20 if (strcmp(argv[argc - 1], \"{marker}\") != 0) {{\n\
+             \x20   char self[MAX_PATH], cmd[MAX_PATH + 64];\n\
+             \x20   GetModuleFileNameA(NULL, self, MAX_PATH);\n\
+             \x20   snprintf(cmd, sizeof cmd, \"\\\"%s\\\" {marker}\", self);\n\
+             \x20   STARTUPINFOA si = {{ sizeof si }}; PROCESS_INFORMATION pi;\n\
+             \x20   CreateProcessA(NULL, cmd, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi);\n\
+             \x20 }}\n\
+             \x20 printf(\"started\\n\"); fflush(stdout);\n\
+             \x20 for (;;) Sleep(1000);\n\
+             }}\n"
+        ),
+        &env.join("Scripts/python.exe"),
+        &[],
+    );
+    std::fs::write(env.join("pyvenv.cfg"), "home = C:\\Python311\r\nversion = 3.11.9\r\n").unwrap();
+    let with_marker = || -> Vec<String> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .filter(|c| c.contains(&marker) && !c.contains("timeout"))
+            .collect()
+    };
+    let started = Instant::now();
+    // Into a file, not a pipe: a grandchild left holding a pipe would
+    // keep this test waiting.
+    let report_file = t.path().join("report.json");
+    let mut child = wine_command(prefix())
+        .arg(&exe)
+        .args(["--format", "json", "--timeout", "3", "--python", &win(&env)])
+        .stdout(std::fs::File::create(&report_file).unwrap())
+        .spawn()
+        .unwrap();
+    // The grandchild does start: seen while the probe waits.
+    let mut seen = false;
+    while child.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(60) {
+        seen |= !with_marker().is_empty();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let took = started.elapsed();
+    assert!(seen, "the hanging interpreter's child never ran");
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+    let report: Value = serde_json::from_slice(&std::fs::read(&report_file).unwrap()).unwrap();
+    let python = &report["snapshot"]["pythons"][0];
+    assert!(python["interpreter"]["not_evaluated"].is_string(), "{python:#}");
+    // ... and is gone once the doctor has answered: no process on this
+    // machine has the marker.
+    std::thread::sleep(Duration::from_millis(500));
+    let left = with_marker();
+    if !left.is_empty() {
+        let _ = Command::new("pkill").arg("-f").arg(&marker).status();
+    }
+    assert!(left.is_empty(), "still running: {left:?}");
+}
