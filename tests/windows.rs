@@ -58,30 +58,34 @@ fn mingw(source: &str, out: &Path, extra: &[&str]) {
 /// stand-in `bcryptprimitives.dll` in its system32.
 fn prefix() -> &'static Path {
     static PREFIX: OnceLock<PathBuf> = OnceLock::new();
-    PREFIX.get_or_init(|| {
-        let prefix = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wine-prefix");
-        let system32 = prefix.join("drive_c/windows/system32");
-        if !system32.join("bcryptprimitives.dll").is_file() {
-            let _ = std::fs::remove_dir_all(&prefix);
-            let out = wine_command(&prefix).arg("wineboot").arg("--init").output().expect("wine runs");
-            assert!(system32.is_dir(), "wineboot made no prefix: {}", String::from_utf8_lossy(&out.stderr));
-            mingw(
-                "#include <windows.h>\n\
-                 BOOLEAN WINAPI SystemFunction036(PVOID, ULONG);\n\
-                 __declspec(dllexport) BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T len) {\n\
-                 \x20 while (len > 0) {\n\
-                 \x20   ULONG n = len > 0x40000000 ? 0x40000000 : (ULONG)len;\n\
-                 \x20   if (!SystemFunction036(data, n)) return FALSE;\n\
-                 \x20   data += n; len -= n;\n\
-                 \x20 }\n\
-                 \x20 return TRUE;\n\
-                 }\n",
-                &system32.join("bcryptprimitives.dll"),
-                &["-shared", "-ladvapi32"],
-            );
-        }
-        prefix
-    })
+    PREFIX.get_or_init(|| make_prefix("wine-prefix"))
+}
+
+/// A wine prefix under cargo's temporary directory, made once (wineboot
+/// takes seconds), with the stand-in `bcryptprimitives.dll`.
+fn make_prefix(name: &str) -> PathBuf {
+    let prefix = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let system32 = prefix.join("drive_c/windows/system32");
+    if !system32.join("bcryptprimitives.dll").is_file() {
+        let _ = std::fs::remove_dir_all(&prefix);
+        let out = wine_command(&prefix).arg("wineboot").arg("--init").output().expect("wine runs");
+        assert!(system32.is_dir(), "wineboot made no prefix: {}", String::from_utf8_lossy(&out.stderr));
+        mingw(
+            "#include <windows.h>\n\
+             BOOLEAN WINAPI SystemFunction036(PVOID, ULONG);\n\
+             __declspec(dllexport) BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T len) {\n\
+             \x20 while (len > 0) {\n\
+             \x20   ULONG n = len > 0x40000000 ? 0x40000000 : (ULONG)len;\n\
+             \x20   if (!SystemFunction036(data, n)) return FALSE;\n\
+             \x20   data += n; len -= n;\n\
+             \x20 }\n\
+             \x20 return TRUE;\n\
+             }\n",
+            &system32.join("bcryptprimitives.dll"),
+            &["-shared", "-ladvapi32"],
+        );
+    }
+    prefix
 }
 
 /// `wine` in `prefix`, quiet, with no Mono or Gecko installer to offer.
@@ -155,15 +159,25 @@ fn under_wine_it_prints_its_version_and_reads_windows() {
     let linux = doctor().arg("--version").output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&linux.stdout));
 
+    // A CUDA toolkit as its installer leaves it: its folder named by
+    // CUDA_PATH_V12_4.
     let t = tempfile::tempdir().unwrap();
-    let out = run_windows(&exe, &["--format", "json", "--python", &win(&t.path().join("none"))]);
+    let cuda = t.path().join("NVIDIA GPU Computing Toolkit/CUDA/v12.4");
+    std::fs::create_dir_all(&cuda).unwrap();
+    std::fs::write(cuda.join("version.json"), r#"{"cuda": {"name": "CUDA SDK", "version": "12.4.131"}}"#)
+        .unwrap();
+    let out = wine_command(prefix())
+        .env("CUDA_PATH_V12_4", win(&cuda))
+        .arg(&exe)
+        .args(["--format", "json", "--python", &win(&t.path().join("none"))])
+        .output()
+        .unwrap();
     let report = json_of(&out);
-    let os = report["snapshot"]["system"]["found"]["os"]["found"].as_str().unwrap_or_default();
-    assert!(
-        os.starts_with("Windows "),
-        "the OS is Windows' own, not the files under Z:\\: {:#}",
-        report["snapshot"]["system"]
-    );
+    let system = &report["snapshot"]["system"]["found"];
+    assert!(system["os"]["found"].as_str().unwrap_or_default().starts_with("Windows "), "{system:#}");
+    let toolkits = &report["snapshot"]["nvidia"]["found"]["toolkits"];
+    assert_eq!(toolkits[0]["version"]["found"], "12.4.131", "{toolkits:#}");
+    assert_eq!(toolkits[0]["found_via"], "CUDA_PATH_V12_4", "{toolkits:#}");
 }
 
 /// Pasted Windows tickets get the same findings, word for word, from the
@@ -251,21 +265,35 @@ fn a_windows_venv_is_judged_with_fast_as_the_linux_build_judges_it() {
     assert_eq!(python["distributions"]["found"][0]["location"], win(&env.join("Lib/site-packages")));
 }
 
-/// NVML is `nvml.dll` on Windows, found where Windows finds a DLL (the
-/// program's folder first, then System32, where the driver puts it).
+/// NVML is `nvml.dll` in System32, where the driver puts it, loaded by
+/// that full path: one left in the working directory is never loaded.
 #[test]
-fn nvml_dll_is_loaded_through_windows_own_search() {
+fn nvml_dll_is_loaded_from_system32_and_not_from_the_working_directory() {
     let Some(exe) = windows_exe() else { return };
     let t = tempfile::tempdir().unwrap();
     let source =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake_nvml.c"))
             .unwrap();
-    mingw(&source, &t.path().join("nvml.dll"), &["-shared", "-DGPU_COUNT=1"]);
-    let beside = t.path().join("onnx-doctor.exe");
-    std::fs::copy(&exe, &beside).unwrap();
-    let out = run_windows(&beside, &["--format", "json", "--python", &win(&t.path().join("none"))]);
-    let report = json_of(&out);
-    let nvidia = &report["snapshot"]["nvidia"]["found"];
+    // A prefix of its own: the others stay without a driver.
+    let prefix = make_prefix("wine-prefix-nvml");
+    let report = |dir: &Path| -> Value {
+        let out = wine_command(&prefix)
+            .current_dir(dir)
+            .arg(&exe)
+            .args(["--format", "json", "--python", &win(&t.path().join("none"))])
+            .output()
+            .unwrap();
+        json_of(&out)
+    };
+    let planted = t.path().join("planted");
+    mingw(&source, &planted.join("nvml.dll"), &["-shared", "-DDRIVER=\"999.99\""]);
+    let _ = std::fs::remove_file(prefix.join("drive_c/windows/system32/nvml.dll"));
+    let nvidia = report(&planted)["snapshot"]["nvidia"]["found"].clone();
+    assert!(nvidia["driver"]["found"].is_null(), "the working directory's nvml.dll was loaded: {nvidia:#}");
+    assert!(nvidia["nvml"]["detail"].as_str().unwrap_or_default().contains("system32"), "{nvidia:#}");
+
+    mingw(&source, &prefix.join("drive_c/windows/system32/nvml.dll"), &["-shared", "-DGPU_COUNT=1"]);
+    let nvidia = report(&planted)["snapshot"]["nvidia"]["found"].clone();
     assert_eq!(nvidia["driver"]["found"]["version"], "570.124.06", "{nvidia:#}");
     assert_eq!(nvidia["gpus"]["found"][0]["name"], "NVIDIA GeForce RTX 5090", "{nvidia:#}");
 }
@@ -338,4 +366,53 @@ fn a_hanging_interpreter_and_its_children_are_ended_at_the_timeout() {
         let _ = Command::new("pkill").arg("-f").arg(&marker).status();
     }
     assert!(left.is_empty(), "still running: {left:?}");
+}
+
+/// A Windows workstation's Pythons: the Store's placeholder `python.exe`
+/// on PATH is not judged when the `py` launcher knows a real interpreter,
+/// and alone it is named for what it is.
+#[test]
+fn the_py_launchers_python_is_found_and_the_store_placeholder_is_named() {
+    let Some(exe) = windows_exe() else { return };
+    let t = tempfile::tempdir().unwrap();
+    let store = t.path().join("AppData/Local/Microsoft/WindowsApps");
+    mingw(
+        "#include <stdio.h>\n\
+         int main(void) {\n\
+         \x20 fprintf(stderr, \"Python was not found; run without arguments to install from the Microsoft Store, \
+         or disable this shortcut from Settings > Manage App Execution Aliases.\\n\");\n\
+         \x20 return 9009;\n\
+         }\n",
+        &store.join("python.exe"),
+        &[],
+    );
+    let real = t.path().join("Python312/python.exe");
+    mingw("#include <stdio.h>\nint main(void) { puts(\"not a probe answer\"); return 1; }\n", &real, &[]);
+    let launcher = t.path().join("launcher");
+    let list =
+        format!(" -V:3.12 *        {}\\n -V:3.11          C:\\\\Python311\\\\python.exe\\n", win(&real))
+            .replace('\\', "\\\\")
+            .replace("\\\\n", "\\n");
+    mingw(
+        &format!("#include <stdio.h>\nint main(void) {{ printf(\"{list}\"); return 0; }}\n"),
+        &launcher.join("py.exe"),
+        &[],
+    );
+    let pythons = |path: String| -> Vec<Value> {
+        let out = wine_command(prefix())
+            .env("WINEPATH", path)
+            .arg(&exe)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        json_of(&out)["snapshot"]["pythons"].as_array().unwrap().clone()
+    };
+    let found = pythons(format!("{};{}", win(&store), win(&launcher)));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0]["source"], "py_launcher");
+    assert_eq!(found[0]["executable"], win(&real));
+    let found = pythons(win(&store));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let why = found[0]["interpreter"]["not_evaluated"].as_str().unwrap();
+    assert!(why.contains("Microsoft Store's placeholder"), "{why}");
 }

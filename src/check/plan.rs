@@ -661,6 +661,23 @@ pub(crate) struct Installer {
     conda_owned: BTreeMap<String, String>,
 }
 
+/// A path as one word of a command line: as it is when nothing in it needs
+/// quoting; else quoted for POSIX shells, or for PowerShell (the shell a
+/// Windows terminal opens) where it is a Windows path:
+/// `& "C:\Users\Jo Doe\env\Scripts\python.exe"`, since PowerShell runs a
+/// quoted path only after `&`.
+fn shell_word(path: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/\\:._-+@%,=".contains(c);
+    if path.chars().all(plain) {
+        return path.to_string();
+    }
+    let windows = path.as_bytes().get(1) == Some(&b':') && path.contains('\\');
+    if windows {
+        return format!("& \"{}\"", path.replace('"', ""));
+    }
+    shlex::try_quote(path).map_or_else(|_| path.to_string(), |q| q.into_owned())
+}
+
 impl Installer {
     pub(crate) fn for_env(env: Option<&PythonEnv>, matrix: &Matrix) -> Self {
         let plain = Self {
@@ -670,7 +687,7 @@ impl Installer {
             conda_owned: BTreeMap::new(),
         };
         let Some(env) = env else { return plain };
-        let exe = env.executable.display().to_string();
+        let exe = shell_word(&env.executable.display().to_string());
         let has_pip = env.distribution("pip").is_some();
         let (pip, target) = match env.source {
             PythonSource::Pasted => return plain,
@@ -685,7 +702,9 @@ impl Installer {
                     env.executable.file_name().map_or("python".into(), |n| n.to_string_lossy().into_owned());
                 (format!("{name} -m pip"), String::new())
             }
-            PythonSource::Flag | PythonSource::DotVenv => (format!("{exe} -m pip"), String::new()),
+            PythonSource::Flag | PythonSource::DotVenv | PythonSource::PyLauncher => {
+                (format!("{exe} -m pip"), String::new())
+            }
         };
         let conda_owned: BTreeMap<String, String> = env
             .distributions
@@ -703,7 +722,10 @@ impl Installer {
                 (d.name.clone(), conda_name)
             })
             .collect();
-        let conda = env.interpreter.found().map(|i| format!("conda install -p {}", i.prefix.display()));
+        let conda = env
+            .interpreter
+            .found()
+            .map(|i| format!("conda install -p {}", shell_word(&i.prefix.display().to_string())));
         Self { pip, target, conda: conda.filter(|_| !conda_owned.is_empty()), conda_owned }
     }
 

@@ -232,6 +232,12 @@ impl Host {
         sys::windows_version()
     }
 
+    /// Windows' System32 folder, as Windows reports it, when the doctor
+    /// runs on Windows; `None` elsewhere.
+    pub(crate) fn windows_system_directory(&self) -> Option<PathBuf> {
+        sys::system_directory()
+    }
+
     /// Where a system path (`/etc/os-release`) lives under the root.
     pub(crate) fn system_path(&self, path: &str) -> PathBuf {
         self.root.join(path.trim_start_matches('/'))

@@ -201,6 +201,11 @@ pub(super) fn spawn(cmd: &mut Command) -> io::Result<Child> {
     spawn_noted(|| spawn_retrying_busy(cmd), Child::id)
 }
 
+/// Windows' System32: none here.
+pub(super) fn system_directory() -> Option<std::path::PathBuf> {
+    None
+}
+
 /// Windows' own version: none here.
 pub(super) fn windows_version() -> Option<(u32, u32, u32)> {
     None

@@ -107,6 +107,17 @@ pub(super) fn hostname() -> Option<String> {
     None
 }
 
+/// The System32 folder (`C:\Windows\System32`), from Windows itself rather
+/// than from an environment variable anyone can set.
+pub(super) fn system_directory() -> Option<std::path::PathBuf> {
+    use std::os::windows::ffi::OsStringExt;
+    use windows_sys::Win32::System::SystemInformation::GetSystemDirectoryW;
+    let mut buf = [0u16; 1024];
+    // SAFETY: the buffer's length in characters is what is passed.
+    let n = unsafe { GetSystemDirectoryW(buf.as_mut_ptr(), buf.len() as u32) } as usize;
+    (n > 0 && n < buf.len()).then(|| std::ffi::OsString::from_wide(&buf[..n]).into())
+}
+
 /// Windows' own version (major, minor, build), as the kernel reports it
 /// whatever compatibility mode the program runs in.
 pub(super) fn windows_version() -> Option<(u32, u32, u32)> {

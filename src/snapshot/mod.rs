@@ -297,6 +297,8 @@ pub enum PythonSource {
     SearchPath,
     /// Stated in a pasted report (`diagnose`).
     Pasted,
+    /// Listed by Windows' `py` launcher (`py -0p`).
+    PyLauncher,
 }
 
 impl PythonSource {
@@ -308,6 +310,7 @@ impl PythonSource {
             Self::DotVenv => ".venv in the current directory",
             Self::SearchPath => "first on PATH",
             Self::Pasted => "stated in the pasted text",
+            Self::PyLauncher => "listed by the py launcher (py -0p)",
         }
     }
 }

@@ -86,13 +86,29 @@ pub(crate) fn collapse_symlinks(copies: Vec<LibraryCopy>) -> Vec<LibraryCopy> {
     order.into_iter().filter_map(|t| by_target.remove(&t)).collect()
 }
 
-/// CUDA toolkit directories: `CUDA_HOME`, `CUDA_PATH`, `CUDA_ROOT`, then
-/// `/usr/local/cuda*` and `/opt/cuda` under the root.
+/// CUDA toolkit directories: `CUDA_HOME`, `CUDA_PATH`, `CUDA_ROOT`, Windows'
+/// `CUDA_PATH_V*` and Program Files folder, then `/usr/local/cuda*` and
+/// `/opt/cuda` under the root.
 pub(crate) fn toolkits(host: &Host) -> Vec<Toolkit> {
     let mut candidates: Vec<(PathBuf, String)> = Vec::new();
     for var in ["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"] {
         if let Some(v) = host.env_str(var) {
             candidates.push((PathBuf::from(v), var.into()));
+        }
+    }
+    // Windows: each installed toolkit sets CUDA_PATH_V12_4 and the like,
+    // and lives under Program Files\NVIDIA GPU Computing Toolkit\CUDA.
+    let mut versioned: Vec<(String, String)> =
+        host.env_pairs().filter(|(k, v)| k.starts_with("CUDA_PATH_V") && !v.is_empty()).collect();
+    versioned.sort();
+    candidates.extend(versioned.into_iter().map(|(k, v)| (PathBuf::from(v), k)));
+    if let Some(program_files) = host.env_str("ProgramFiles") {
+        let cuda = Path::new(&program_files).join("NVIDIA GPU Computing Toolkit").join("CUDA");
+        if let Ok(rd) = crate::host::read_dir(&cuda) {
+            let mut dirs: Vec<PathBuf> =
+                rd.filter_map(|e| Some(e.ok()?.path())).filter(|p| p.is_dir()).collect();
+            dirs.sort();
+            candidates.extend(dirs.into_iter().map(|d| (d, "Program Files".to_string())));
         }
     }
     let local = host.system_path("/usr/local");
@@ -151,9 +167,10 @@ fn toolkit_version(host: &Host, root: &Path) -> Option<(Ver, String)> {
     {
         return Some((Ver::from_cuda_int(n), "include/cuda_runtime_api.h".into()));
     }
-    let nvcc = root.join("bin/nvcc");
-    if nvcc.exists() {
-        return nvcc_version(host, &nvcc).map(|v| (v, "nvcc --version".into()));
+    for nvcc in [root.join("bin").join("nvcc"), root.join("bin").join("nvcc.exe")] {
+        if nvcc.exists() {
+            return nvcc_version(host, &nvcc).map(|v| (v, "nvcc --version".into()));
+        }
     }
     None
 }

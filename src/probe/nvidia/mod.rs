@@ -28,6 +28,10 @@ use crate::version::Ver;
 
 /// The part of the probe that needs nothing from Python.
 pub(crate) fn probe_machine(host: &Host, nvml_lib: Option<OsString>) -> Nvidia {
+    // On Windows, NVML by its full path: the driver puts nvml.dll in
+    // System32, and a bare name would also be looked for in the working
+    // directory, where anyone could have left a DLL of that name.
+    let nvml_lib = nvml_lib.or_else(|| host.windows_system_directory().map(|d| d.join("nvml.dll").into()));
     let answer = nvml::probe(nvml_lib, host.timeout());
     let kernel_module = match host.read_system_file("/proc/driver/nvidia/version", FileKind::System) {
         Ok(text) => match crate::formats::proc_driver_version(&text) {

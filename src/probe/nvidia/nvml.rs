@@ -72,7 +72,7 @@ fn ask(lib: Option<OsString>) -> NvmlAnswer {
     }
     let nvml = match builder.init() {
         Ok(n) => n,
-        Err(e) => return NvmlAnswer::failed(state_of(e)),
+        Err(e) => return NvmlAnswer::failed(named(state_of(e), lib.as_deref())),
     };
     let driver = match nvml.sys_driver_version() {
         Ok(v) => Driver {
@@ -101,6 +101,17 @@ fn ask(lib: Option<OsString>) -> NvmlAnswer {
             .collect()
     });
     NvmlAnswer { state: NvmlState::Ok, driver: Some(driver), gpus }
+}
+
+/// A loader's error names the library it could not load: dlopen's does,
+/// Windows' LoadLibraryExW's does not.
+fn named(state: NvmlState, lib: Option<&std::ffi::OsStr>) -> NvmlState {
+    match (state, lib) {
+        (NvmlState::NoLibrary { detail }, Some(lib)) if !detail.contains(&*lib.to_string_lossy()) => {
+            NvmlState::NoLibrary { detail: format!("{}: {detail}", lib.to_string_lossy()) }
+        }
+        (state, _) => state,
+    }
 }
 
 fn state_of(e: NvmlError) -> NvmlState {

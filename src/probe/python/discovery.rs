@@ -52,7 +52,64 @@ pub(crate) fn discover(host: &Host, explicit: &[PathBuf]) -> Vec<Candidate> {
             push(p, PythonSource::SearchPath);
         }
     }
+    if cfg!(windows)
+        && let Some(default) = host.which("py").and_then(|py| py_launcher_default(host, &py))
+    {
+        push(default, PythonSource::PyLauncher);
+    }
+    // Windows' Store placeholders (`python.exe` in WindowsApps) only matter
+    // when nothing else was found: then the report says what they are.
+    if found.iter().any(|c| !is_store_alias(&c.executable)) {
+        found.retain(|c| c.source != PythonSource::SearchPath || !is_store_alias(&c.executable));
+    }
     found
+}
+
+/// Whether `exe` is one of the App Execution Aliases Windows puts in
+/// `%LOCALAPPDATA%\Microsoft\WindowsApps`: the Store's placeholder for a
+/// Python that is not installed, or the entry point of the Store's Python.
+pub(crate) fn is_store_alias(exe: &Path) -> bool {
+    let text = exe.to_string_lossy().to_ascii_lowercase().replace('/', "\\");
+    text.contains("\\microsoft\\windowsapps\\")
+}
+
+/// The interpreter the `py` launcher runs by default, from `py -0p`.
+fn py_launcher_default(host: &Host, py: &Path) -> Option<PathBuf> {
+    let out = host.run(py, &["-0p".into()]).ok().filter(|o| o.success())?;
+    parse_py_list(&out.stdout_lossy())
+}
+
+/// The default interpreter in `py -0p`'s list (marked `*`), else the first.
+/// The launcher of Python 3.11 and later writes ` -V:3.12 *   C:\...\python.exe`,
+/// older ones ` -3.9-64   C:\...\python.exe *`; paths may hold spaces.
+pub(crate) fn parse_py_list(text: &str) -> Option<PathBuf> {
+    let mut first = None;
+    for line in text.lines() {
+        let bytes = line.as_bytes();
+        let Some(at) = (1..bytes.len())
+            .find(|&i| {
+                bytes[i] == b':' && bytes[i - 1].is_ascii_alphabetic() && bytes.get(i + 1) == Some(&b'\\')
+            })
+            .map(|i| i - 1)
+        else {
+            continue;
+        };
+        let (head, path) = line.split_at(at);
+        let path = path.trim_end();
+        let (path, star_after) = match path.strip_suffix('*') {
+            Some(p) => (p.trim_end(), true),
+            None => (path, false),
+        };
+        if !path.to_ascii_lowercase().ends_with(".exe") {
+            continue;
+        }
+        let exe = PathBuf::from(path);
+        if star_after || head.contains(" * ") || head.trim_end().ends_with('*') {
+            return Some(exe);
+        }
+        first.get_or_insert(exe);
+    }
+    first
 }
 
 /// Where an environment directory keeps its interpreter: `bin/` on Unix,
@@ -161,5 +218,47 @@ mod tests {
             found,
             vec![Candidate { executable: venv.join("bin/python"), source: PythonSource::Flag }]
         );
+    }
+
+    #[test]
+    fn the_store_placeholder_is_dropped_when_a_real_python_is_on_path() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let store = t.path().join("AppData/Local/Microsoft/WindowsApps");
+        let real = t.path().join("Python311");
+        for (dir, name) in [(&store, "python3"), (&real, "python")] {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join(name), "").unwrap();
+            std::fs::set_permissions(dir.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let path = std::env::join_paths([&store, &real]).unwrap();
+        let h = host(&[("PATH", Path::new(&path))], t.path());
+        let found = discover(&h, &[]);
+        assert_eq!(
+            found,
+            vec![Candidate { executable: real.join("python"), source: PythonSource::SearchPath }]
+        );
+        // Alone, it stays: the report then says what it is.
+        let h = host(&[("PATH", &store)], t.path());
+        assert_eq!(discover(&h, &[]).len(), 1);
+    }
+
+    #[test]
+    fn the_py_launchers_default_is_read_from_either_format() {
+        let new = " -V:3.12 *        C:\\Users\\Jo Doe\\AppData\\Local\\Programs\\Python\\Python312\\python.exe\r\n \
+                   -V:3.11          C:\\Python311\\python.exe\r\n";
+        assert_eq!(
+            parse_py_list(new),
+            Some(PathBuf::from("C:\\Users\\Jo Doe\\AppData\\Local\\Programs\\Python\\Python312\\python.exe"))
+        );
+        let old = "Installed Pythons found by py Launcher for Windows\n \
+                   -3.10-64       C:\\Python310\\python.exe\n -3.9-64        D:\\Py39\\python.exe *\n";
+        assert_eq!(parse_py_list(old), Some(PathBuf::from("D:\\Py39\\python.exe")));
+        assert_eq!(
+            parse_py_list(" -V:3.11  C:\\Python311\\python.exe\n"),
+            Some(PathBuf::from("C:\\Python311\\python.exe"))
+        );
+        assert_eq!(parse_py_list("No installed Pythons found!\n"), None);
+        assert_eq!(parse_py_list("garbage: C:\\x\\notes.txt\n"), None);
     }
 }

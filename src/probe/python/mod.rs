@@ -286,6 +286,17 @@ fn no_answer(candidate: &Candidate, out: &CommandOutput) -> String {
     let exe = candidate.executable.display();
     let stderr = tail(&out.stderr_lossy(), 3);
     let said = if stderr.is_empty() { tail(&out.stdout_lossy(), 1) } else { stderr };
+    if discovery::is_store_alias(&candidate.executable)
+        && (out.exit == Exit::Code(9009) || said.contains("Microsoft Store"))
+    {
+        // Windows' App Execution Alias stands in for a Python that is not
+        // installed: running it only points at the Microsoft Store.
+        return format!(
+            "{exe} is the Microsoft Store's placeholder, not a Python: no Python is installed behind it \
+             (install one from python.org or the Store, or turn the alias off under Settings > Apps > \
+             Advanced app settings > App execution aliases)"
+        );
+    }
     if said.is_empty() {
         format!("{exe} gave no probe output ({})", out.describe_exit())
     } else if out.success() {
