@@ -932,3 +932,47 @@ fn a_paste_with_only_a_symptom_is_not_called_healthy() {
     assert!(!text.contains("healthy"), "{text}");
     assert_eq!(out.status.code(), Some(0), "a note never fails a build");
 }
+
+fn diagnose_stdin(text: &str) -> (i32, Value) {
+    let out = doctor().args(["diagnose", "-", "--format", "json"]).write_stdin(text).output().unwrap();
+    (out.status.code().unwrap(), json(&out.stdout))
+}
+
+/// pip's own lines state what is installed: "Successfully installed
+/// name-version …" (names with dashes too) and "Requirement already
+/// satisfied: name in DIR (version)".
+#[test]
+fn what_pip_printed_while_installing_states_the_versions() {
+    let (code, r) = diagnose_stdin(
+        "$ pip install onnxruntime==1.18.0\n\
+         Requirement already satisfied: numpy>=1.21.6 in ./venv/lib/python3.11/site-packages (from onnxruntime==1.18.0) (2.0.1)\n\
+         Installing collected packages: onnxruntime\n\
+         Successfully installed onnxruntime-1.18.0 tensorrt-cu12-10.0.1\n",
+    );
+    assert_eq!(code, 1, "{:#}", r["findings"]);
+    let d = dists(&r);
+    for (name, version) in [("numpy", "2.0.1"), ("onnxruntime", "1.18.0"), ("tensorrt-cu12", "10.0.1")] {
+        assert!(d.contains(&(name.to_string(), version.to_string())), "{d:?}");
+    }
+    assert_eq!(fact(&r, "python").map(|f| f.0).as_deref(), Some("3.11"));
+    finding(&r, "onnxruntime-built-against-numpy1");
+}
+
+/// ultralytics' device banner: Python, torch with its build tag, and the
+/// GPU with its index.
+#[test]
+fn the_ultralytics_banner_states_python_torch_and_the_gpu() {
+    let (_, r) = diagnose_stdin(
+        "Ultralytics 8.3.2 🚀 Python-3.11.4 torch-2.4.1+cu121 CUDA:0 (NVIDIA GeForce RTX 5090, 32607MiB)\n\
+         \x20                                                   CUDA:1 (NVIDIA GeForce RTX 4090, 24217MiB)\n",
+    );
+    assert_eq!(fact(&r, "python").map(|f| f.0).as_deref(), Some("3.11.4"));
+    assert!(dists(&r).contains(&("torch".to_string(), "2.4.1+cu121".to_string())), "{:?}", dists(&r));
+    assert_eq!(fact(&r, "gpu.0.name").map(|f| f.0).as_deref(), Some("NVIDIA GeForce RTX 5090"));
+    assert_eq!(fact(&r, "gpu.1.name").map(|f| f.0).as_deref(), Some("NVIDIA GeForce RTX 4090"));
+    finding(&r, "gpu-not-supported-by-torch-build");
+
+    let (_, r) = diagnose_stdin("Ultralytics YOLOv8.0.54 Python-3.10.6 torch-2.0.0+cpu CPU\n");
+    assert!(dists(&r).contains(&("torch".to_string(), "2.0.0+cpu".to_string())), "{:?}", dists(&r));
+    assert_eq!(fact(&r, "gpu.0.name"), None);
+}

@@ -394,8 +394,10 @@ pub(crate) fn sentence(line: &str, c: &mut Collector) {
     });
     for m in WORDED.captures_iter(line) {
         let at = m.get(0).map_or(0, |m| m.start());
-        // `nvcr.io/nvidia/pytorch:24.01` is an image's tag, not torch's version.
-        if not_installed(line, at) || line[..at].ends_with('/') {
+        // `nvcr.io/nvidia/pytorch:24.01` is an image's tag, not torch's
+        // version; `opencv-python : 4.1.1` and `pytorch_lightning 1.5` are
+        // other packages' versions.
+        if not_installed(line, at) || line[..at].ends_with(['/', '-', '_', '.']) {
             continue;
         }
         let (word, v) = (m[1].to_ascii_lowercase(), &m[2]);

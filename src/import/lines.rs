@@ -285,6 +285,70 @@ fn pip_conflict(line: &str, c: &mut Collector) -> bool {
     true
 }
 
+/// What pip printed about what is installed: "Successfully installed
+/// torch-2.4.0+cu121 tensorrt-cu12-10.0.1" (each `name-version`, the name
+/// itself may hold dashes) and "Requirement already satisfied: numpy in
+/// /usr/lib/python3/dist-packages (1.19.5)" (the version in the last
+/// parentheses, after an optional "(from …)").
+fn pip_output(line: &str, c: &mut Collector) -> bool {
+    static INSTALLED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^([A-Za-z0-9][A-Za-z0-9._-]*?)-(\d[0-9A-Za-z.+!]*)$")
+            .expect("the wheel-name pattern compiles")
+    });
+    static SATISFIED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"Requirement already satisfied: ([A-Za-z0-9][A-Za-z0-9._-]*)\S* in \S+(?: \(from [^)]*\))? \((\d[^)\s]*)\)")
+            .expect("the already-satisfied pattern compiles")
+    });
+    if let Some(at) = line.find("Successfully installed ") {
+        let rest = &line[at + "Successfully installed ".len()..];
+        for word in rest.split_whitespace().map(|w| w.trim_matches(|ch: char| ch == '`' || ch == ',')) {
+            if let Some(m) = INSTALLED.captures(word) {
+                c.dist(&m[1], &m[2]);
+            }
+        }
+        return true;
+    }
+    if let Some(m) = SATISFIED.captures(line) {
+        c.dist(&m[1], &m[2]);
+        // The site directory names the Python (`…/python3.10/site-packages`).
+        free::sentence(line, c);
+        return true;
+    }
+    false
+}
+
+/// The line ultralytics (YOLOv8 and later, and YOLOv5 since 2022) prints
+/// when it picks a device: "Ultralytics 8.3.2 🚀 Python-3.11.4
+/// torch-2.4.1+cu121 CUDA:0 (NVIDIA GeForce RTX 4090, 24217MiB)", or "CPU
+/// (…)" at the end. Its `select_device` writes it
+/// (https://github.com/ultralytics/ultralytics/blob/main/ultralytics/utils/torch_utils.py).
+/// Later GPUs follow as "CUDA:1 (…)" on lines of their own.
+fn ultralytics_banner(line: &str, c: &mut Collector) -> bool {
+    static BANNER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\bPython-(\d+\.\d+(?:\.\d+)?)\s+torch-(\d+\.\d+(?:\.\d+)?(?:\+[0-9A-Za-z.]+)?)\s")
+            .expect("the ultralytics banner pattern compiles")
+    });
+    static DEVICE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:^|\s)CUDA:(\d+) \(([^,()]+), ?\d+ ?MiB\)").expect("the device pattern compiles")
+    });
+    let banner = BANNER.captures(line);
+    if let Some(m) = &banner {
+        c.fact(Key::Python, &m[1]);
+        c.dist("torch", &m[2]);
+    }
+    let devices: Vec<(u32, String)> = DEVICE
+        .captures_iter(line)
+        .filter_map(|d| Some((d[1].parse().ok()?, d[2].trim().to_string())))
+        .collect();
+    if banner.is_none() && (devices.is_empty() || !line.trim_start().starts_with("CUDA:")) {
+        return false;
+    }
+    for (index, name) in devices {
+        c.gpu(index, &name, None);
+    }
+    true
+}
+
 /// Splits "Key: value" lines of collect_env.
 fn key_value(line: &str) -> Option<(&str, &str)> {
     let (k, v) = line.split_once(':')?;
@@ -319,6 +383,12 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         return Mode::Prose;
     }
     if line.contains("but you") && pip_conflict(line, c) {
+        return Mode::Prose;
+    }
+    if pip_output(line, c) {
+        return Mode::Prose;
+    }
+    if ultralytics_banner(line, c) {
         return Mode::Prose;
     }
     if line.contains("Driver Version:") {

@@ -284,6 +284,16 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "ERROR: Could not find a version that satisfies the requirement torch==1.10.0 (from versions: 1.13.0)",
     ),
     (
+        "error-torch-gpu-too-old",
+        "    Found GPU0 GeForce GTX 670M which is of cuda capability 2.1.",
+        "    Found GPU0 GeForce GTX 670M with 3 GB of memory.",
+    ),
+    (
+        "error-pip-torch-no-wheel-for-python",
+        "ERROR: Could not find a version that satisfies the requirement torch==1.5.1+cpu (from versions: 0.1.2, 0.1.2.post1, 0.1.2.post2)",
+        "ERROR: Could not find a version that satisfies the requirement torch==1.5.1+cpu (from versions: 0.1.2, 1.4.0)",
+    ),
+    (
         "error-pip-no-release-for-python",
         "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)",
         "ERROR: Could not find a version that satisfies the requirement torch (from versions: 2.0.0, 2.0.1)",
