@@ -284,6 +284,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "ERROR: Could not find a version that satisfies the requirement torch==1.10.0 (from versions: 1.13.0)",
     ),
     (
+        "error-gpu-library-missing",
+        "Could not load library cudnn_ops_infer64_8.dll. Error code 126",
+        "Loaded library cudnn_ops_infer64_8.dll",
+    ),
+    (
         "error-torch-gpu-too-old",
         "    Found GPU0 GeForce GTX 670M which is of cuda capability 2.1.",
         "    Found GPU0 GeForce GTX 670M with 3 GB of memory.",
