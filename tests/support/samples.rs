@@ -289,6 +289,16 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "Loaded library cudnn_ops_infer64_8.dll",
     ),
     (
+        "error-numpy2-removed-name",
+        "AttributeError: `np.cast` was removed in the NumPy 2.0 release. Use `np.asarray(arr, dtype=dtype)` instead.",
+        "DeprecationWarning: `np.cast` is deprecated and will be removed in a future release.",
+    ),
+    (
+        "error-torchvision-functional-tensor-removed",
+        "ModuleNotFoundError: No module named 'torchvision.transforms.functional_tensor'",
+        "ModuleNotFoundError: No module named 'torchvision.transforms.v2'",
+    ),
+    (
         "error-torch-gpu-too-old",
         "    Found GPU0 GeForce GTX 670M which is of cuda capability 2.1.",
         "    Found GPU0 GeForce GTX 670M with 3 GB of memory.",
