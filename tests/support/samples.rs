@@ -299,6 +299,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "ModuleNotFoundError: No module named 'torchvision.transforms.v2'",
     ),
     (
+        "error-openmp-runtime-twice",
+        "OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already initialized.",
+        "OMP: Info #276: omp_set_nested routine deprecated, please use omp_set_max_active_levels instead.",
+    ),
+    (
         "error-torch-gpu-too-old",
         "    Found GPU0 GeForce GTX 670M which is of cuda capability 2.1.",
         "    Found GPU0 GeForce GTX 670M with 3 GB of memory.",
