@@ -95,6 +95,18 @@ pub(crate) fn explain(rule: &Rule) -> String {
         }
         s.push('\n');
     }
+    if let RuleKind::Signature { likely, .. } = &rule.kind
+        && !likely.is_empty()
+    {
+        s.push_str("Likely causes, most likely first (a report leaves out those its facts rule out):\n");
+        for (n, l) in likely.iter().enumerate() {
+            let _ = writeln!(s, "  {}. {}", n + 1, super::text::wrap(&as_template(&l.cause), 84, 5));
+            let _ = writeln!(s, "     check: {}", as_template(&l.confirm));
+            let _ = writeln!(s, "     fix:   {}", as_template(&l.fix));
+            let _ = writeln!(s, "     see:   {}", l.source);
+        }
+        s.push('\n');
+    }
     if !rule.fixes.is_empty() {
         let fixes: Vec<String> = rule.fixes.iter().map(|f| as_template(f)).collect();
         match fixes.iter().any(|f| f.contains('<')) {
