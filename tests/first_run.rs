@@ -15,9 +15,20 @@ use serde_json::Value;
 use support::*;
 
 /// The full check of one interpreter, with no NVIDIA driver on the machine.
+/// The verdict is what is tested, not the speed: an import gets longer
+/// than the default 30 s, since importing torch while the other tests of
+/// this file import theirs can take that long on a two-core machine.
 fn first_run(python: &Path) -> (i32, Value) {
     let out = doctor()
-        .args(["--format", "json", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--python"])
+        .args([
+            "--format",
+            "json",
+            "--timeout",
+            "120",
+            "--nvml-lib",
+            "/nonexistent/libnvidia-ml.so.1",
+            "--python",
+        ])
         .arg(python)
         .output()
         .unwrap();
