@@ -23,6 +23,17 @@ torch    torch-releases: reads torch/onnx/_constants.py (or, before 1.12,
          member, never the whole wheel) and compares the default export
          opset and the highest accepted opset with onnx_opset and
          onnx_max_opset.
+symbolics
+         torch_onnx_symbolics (matrix/torch-export.yaml): reads every
+         torch/onnx/symbolic*.py of one wheel of each torch X.Y.0 from 1.0
+         (range requests again) and lists the ATen operators each registers
+         at each opset: functions taking the graph `g` and aliases built by a
+         call before 1.13, `@_onnx_symbolic("aten::name")` after. A symbolic
+         that only refuses (`_onnx_opset_unsupported`) or only writes the
+         ATen fallback node counts as no export. Each operator's first
+         release and that release's lowest opset are compared with the
+         table; `--emit-symbolics` prints the table instead, each row citing
+         the file and line at the release's tag.
 pairing  torch-releases: the torchvision release whose metadata pins
          torch==V (read out of its wheel the same way; where none pins it,
          the newer ones that declare it compatible) against the torchvision
@@ -40,6 +51,7 @@ Every network call and subprocess has a timeout.
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import json
 import os
@@ -313,7 +325,8 @@ def minors_text(minors: set[int]) -> str:
 
 
 class Report:
-    def __init__(self):
+    def __init__(self, out=None):
+        self.out = out or sys.stdout
         self.checks: dict[str, dict[str, int]] = {}
         self.lines: list[str] = []
         self.differences: list[dict] = []
@@ -321,11 +334,11 @@ class Report:
     def section(self, title: str):
         self.lines.append("")
         self.lines.append(f"== {title}")
-        print(self.lines[-1], flush=True)
+        print(self.lines[-1], file=self.out, flush=True)
 
     def note(self, text: str):
         self.lines.append(f"   {text}")
-        print(self.lines[-1], flush=True)
+        print(self.lines[-1], file=self.out, flush=True)
 
     def compare(self, fact: str, subject: str, derived, stated, agree: bool, detail: str = ""):
         c = self.checks.setdefault(fact, {"checked": 0, "agree": 0, "differ": 0})
@@ -339,7 +352,7 @@ class Report:
         if detail:
             line += f"  ({detail})"
         self.lines.append(line)
-        print(line, flush=True)
+        print(line, file=self.out, flush=True)
 
 
 # --------------------------------------------------------------------------
@@ -629,33 +642,170 @@ def torch_opsets(z: RemoteZip) -> dict:
     return out
 
 
+def read_wheel_cached(cache_dir: Path, v: Version, files: list[dict], read, fresh: bool, report) -> dict | None:
+    """`read(RemoteZip)` of the smallest wheel of release `v`, cached as
+    cache_dir/V.json; None (and a note) when the wheel cannot be read."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    cached = cache_dir / f"{v}.json"
+    if cached.exists() and not fresh:
+        return json.loads(cached.read_text())
+    f = smallest(files)
+    try:
+        got = read(RemoteZip(f["url"], f.get("size")))
+    except Exception as e:  # noqa: BLE001 - reported, the run goes on
+        report.note(f"torch {v}: {f['filename']} not read: {e}")
+        return None
+    got["wheel"] = f["filename"]
+    cached.write_text(json.dumps(got, indent=1))
+    return got
+
+
 def derive_torch(report: Report, tables: dict, fresh: bool):
     table = tables["torch-releases"]
     report.section(f"torch-releases ({table['file']}): export opsets in each wheel's torch/onnx")
     wheels = wheels_by_version("torch")
     cache_dir = WORK / "torch-results"
-    cache_dir.mkdir(parents=True, exist_ok=True)
     for v, files in wheels.items():
         row = row_for(table, v)
         if row is None:
             continue
-        cached = cache_dir / f"{v}.json"
-        if cached.exists() and not fresh:
-            got = json.loads(cached.read_text())
-        else:
-            f = smallest(files)
-            try:
-                got = torch_opsets(RemoteZip(f["url"], f.get("size")))
-            except Exception as e:  # noqa: BLE001 - reported, the run goes on
-                report.note(f"torch {v}: not read: {e}")
-                continue
-            got["wheel"] = f["filename"]
-            cached.write_text(json.dumps(got, indent=1))
+        got = read_wheel_cached(cache_dir, v, files, torch_opsets, fresh, report)
+        if got is None:
+            continue
         extra = ", ".join(f"{k} {got[k]}" for k in ("torchscript_max", "torchlib_opset", "exporter_ir") if k in got)
         report.compare("torch onnx_opset", f"torch {v}", got["default"], row["onnx_opset"],
                        str(got["default"]) == str(row["onnx_opset"]), extra if str(got["default"]) != str(row["onnx_opset"]) else "")
         report.compare("torch onnx_max_opset", f"torch {v}", got["max"], row["onnx_max_opset"],
                        str(got["max"]) == str(row["onnx_max_opset"]), extra if str(got["max"]) != str(row["onnx_max_opset"]) else "")
+
+
+# --------------------------------------------------------------------------
+# 2b. torch: which ATen operators each release's TorchScript exporter maps
+
+SYMBOLIC_VERSION = 1  # bump to invalidate cached readings
+REFUSES = ("_onnx_opset_unsupported(", "_onnx_unsupported(")
+
+
+def symbolic_file_opset(name: str) -> int | None:
+    m = re.search(r"symbolic_opset(\d+)\.py$", name)
+    if m:
+        return int(m.group(1))
+    # torch 1.0 and 1.1 kept every symbolic in one file, for opset 9.
+    return 9 if name == "torch/onnx/symbolic.py" else None
+
+
+def exports_nothing(text: str, node) -> bool:
+    """Whether a symbolic only refuses or only writes the ATen fallback node."""
+    src = ast.get_source_segment(text, node) or ""
+    ops = re.findall(r"g\.op\(\s*[\"'](\w+)", src)
+    real = [o for o in ops if o != "ATen"]
+    if ops and not real:
+        return True
+    if "g.at(" in src and not ops:
+        return True
+    return any(c in src for c in REFUSES) and not real
+
+
+def registered_symbolics(text: str) -> dict[str, tuple[int, bool]]:
+    """{operator: (line, exports nothing)} of one symbolic file."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return {}
+    lines = text.splitlines()
+    decorated = "onnx_symbolic(" in text
+    out: dict[str, tuple[int, bool]] = {}
+    for node in tree.body:
+        first = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno])
+        nothing = isinstance(node, ast.FunctionDef) and exports_nothing(text, node)
+        if decorated:
+            seg = "\n".join(lines[first - 1:node.end_lineno])
+            for m in re.finditer(r"onnx_symbolic\(\s*[\"']aten::(\w+)[\"']", seg):
+                out.setdefault(m.group(1), (first, nothing))
+            continue
+        if isinstance(node, ast.FunctionDef):
+            # A symbolic takes the graph first; the rest are helpers.
+            if not node.args.args or node.args.args[0].arg != "g":
+                continue
+            names = [node.name]
+        elif isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.Name)):
+            # avg_pool1d = _avg_pool("avg_pool1d", ...), or an alias
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        else:
+            continue
+        for n in names:
+            private = n.startswith("_") and not n.startswith("__")
+            if (not re.fullmatch(r"[a-z_][a-z0-9_]*", n) or n.startswith("prim_")
+                    or (n.startswith("__") and n.endswith("__"))
+                    or (private and not isinstance(node, ast.FunctionDef))):
+                continue
+            out.setdefault(n, (first, nothing))
+    return out
+
+
+def release_symbolics(z: "RemoteZip") -> dict:
+    """{"version": SYMBOLIC_VERSION, "ops": {operator: [[opset, file,
+    line, exports nothing], ...]}} of one wheel."""
+    per: dict[str, list] = {}
+    for name in sorted(z.names()):
+        opset = symbolic_file_opset(name) if name.startswith("torch/onnx/") else None
+        if opset is None:
+            continue
+        for op, (line, nothing) in registered_symbolics(z.read(name).decode()).items():
+            per.setdefault(op, []).append([opset, name, line, nothing])
+    return {"version": SYMBOLIC_VERSION, "ops": per}
+
+
+def symbolic_history(fresh: bool, report: "Report") -> dict[str, dict]:
+    """Each operator's first release that really exports it, and that
+    release's lowest opset, with the file and line at the release's tag."""
+    cache_dir = WORK / "torch-symbolics"
+    readings: dict[Version, dict] = {}
+    for v, files in wheels_by_version("torch").items():
+        if v.micro != 0 or v < Version("1.0"):
+            continue
+        got = read_wheel_cached(cache_dir, v, files, release_symbolics, fresh, report)
+        if got is not None and got.get("version") != SYMBOLIC_VERSION:
+            got = read_wheel_cached(cache_dir, v, files, release_symbolics, True, report)
+        if got is not None:
+            readings[v] = got["ops"]
+    # Underscore names were registered like any other before 1.13, helpers
+    # among them: an underscore operator counts when a decorated release
+    # names it as aten::_name.
+    decorated = {op for v, ops in readings.items() if v >= Version("1.13") for op in ops}
+    history: dict[str, dict] = {}
+    for v, ops in readings.items():
+        for op, entries in ops.items():
+            if op in history or (op.startswith("_") and not op.startswith("__") and op not in decorated):
+                continue
+            real = [e for e in entries if not e[3]]
+            if real:
+                opset, name, line, _ = min(real, key=lambda e: e[0])
+                history[op] = {"torch": f"{v.major}.{v.minor}", "opset": opset,
+                               "source": f"https://github.com/pytorch/pytorch/blob/v{v}/{name}#L{line}"}
+    report.note(f"{len(readings)} releases read ({min(readings)} to {max(readings)}), "
+                f"{len(history)} operators exported by some release")
+    return history
+
+
+def derive_symbolics(report: Report, tables: dict, fresh: bool, emit: bool = False):
+    report.section("torch_onnx_symbolics (matrix/torch-export.yaml): the first torch and opset that export each operator")
+    history = symbolic_history(fresh, report)
+    if emit:
+        for op in sorted(history, key=lambda o: (Version(history[o]["torch"]), o)):
+            h = history[op]
+            print(f'  {op}: {{ opset: "{h["opset"]}", torch: "{h["torch"]}", source: {h["source"]} }}')
+        return
+    doc = yaml.safe_load((ROOT / "matrix" / "torch-export.yaml").read_text())
+    stated = doc.get("torch_onnx_symbolics") or {}
+    for op, row in stated.items():
+        got = history.get(op)
+        derived = f'torch {got["torch"]} opset {got["opset"]}' if got else "never exported"
+        report.compare("torch symbolic", op, derived, f'torch {row["torch"]} opset {row["opset"]}',
+                       bool(got) and got["torch"] == str(row["torch"]) and str(got["opset"]) == str(row["opset"]))
+    missing = sorted(set(history) - set(stated))
+    if missing:
+        report.note(f"{len(missing)} operators some release exports are not in the table: {', '.join(missing[:20])}")
 
 
 # --------------------------------------------------------------------------
@@ -769,7 +919,10 @@ def derive_pairing(report: Report, tables: dict, fresh: bool):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", default="ort,torch,pairing", help="comma-separated: ort, torch, pairing")
+    ap.add_argument("--only", default="ort,torch,symbolics,pairing",
+                    help="comma-separated: ort, torch, symbolics, pairing")
+    ap.add_argument("--emit-symbolics", action="store_true",
+                    help="print torch_onnx_symbolics as derived (for matrix/torch-export.yaml) and stop")
     ap.add_argument("--fresh", action="store_true", help="measure again instead of using cached results")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a fact disagrees")
     args = ap.parse_args()
@@ -777,7 +930,10 @@ def main() -> int:
     WORK.mkdir(parents=True, exist_ok=True)
     tables = load_tables()
     report = Report()
-    steps = {"ort": derive_onnxruntime, "torch": derive_torch, "pairing": derive_pairing}
+    if args.emit_symbolics:
+        derive_symbolics(Report(out=sys.stderr), tables, args.fresh, emit=True)
+        return 0
+    steps = {"ort": derive_onnxruntime, "torch": derive_torch, "symbolics": derive_symbolics, "pairing": derive_pairing}
     for name in args.only.split(","):
         steps[name.strip()](report, tables, args.fresh)
     report.section("summary")

@@ -872,6 +872,39 @@ fn a_release_the_package_index_never_served_is_not_pinned() {
     assert!(fixes[0].as_str().unwrap().contains("\"onnxruntime~=1.6.0\""), "{fixes}");
 }
 
+/// The exporter history answers with what the user lacks: the torch when
+/// theirs is older than the first that exports the operator, else only
+/// the opset; an operator every torch exports needs no upgrade.
+#[test]
+fn an_export_error_is_answered_with_the_torch_or_the_opset_the_user_lacks() {
+    let fixes = |text: &str| {
+        let (_, r) = diagnose_stdin(text);
+        finding(&r, "error-onnx-export-aten")["fixes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let old = fixes(
+        "torch==1.10.2\nExporting the operator 'aten::grid_sampler' to ONNX opset version 11 is not supported\n",
+    );
+    assert!(
+        old[0].starts_with("python -m pip install --upgrade \"torch>=1.12\"")
+            && old[0].contains("opset_version=16"),
+        "{old:?}"
+    );
+    let new = fixes(
+        "torch==2.1.0\nExporting the operator 'aten::grid_sampler' to ONNX opset version 11 is not supported\n",
+    );
+    assert!(new[0].starts_with("torch.onnx.export(..., opset_version=16)"), "{new:?}");
+    assert!(!new.iter().any(|f| f.contains("\"torch>=")), "{new:?}");
+    // topk is exported by every torch from 1.0, from opset 9.
+    let any = fixes("Exporting the operator 'aten::topk' to ONNX opset version 8 is not supported\n");
+    assert!(any[0].starts_with("torch.onnx.export(..., opset_version=9)"), "{any:?}");
+    assert!(!any.iter().any(|f| f.contains("\"torch>=")), "{any:?}");
+}
+
 /// The cases of the notes this project grew from, with the notes' own
 /// lines: each gets the answer their authors found.
 #[test]
@@ -908,6 +941,34 @@ fn the_export_notes_of_the_torch_1_x_years_get_their_authors_answers() {
     assert!(
         finding(&r, "error-tensorrt-upsample-dims")["fixes"][0].as_str().unwrap().contains("mode='nearest'")
     );
+    // A size taken from the input where the symbolic needs a constant.
+    let r = report("torch==1.2.0\nRuntimeError: ONNX symbolic expected a constant value in the trace\n");
+    assert_eq!(finding_codes(&r), ["error-onnx-export-needs-constant"]);
+    assert!(finding(&r, "error-onnx-export-needs-constant")["fixes"].to_string().contains("scale_factor"));
+    // In-place index assignment: torch 1.3 wrote an ATen node that
+    // onnxruntime refuses; torch 1.5 at opset 11 exports it, and a scatter
+    // exports on the torch the user has.
+    let r = report(
+        "torch==1.3.1\n\
+         %5 : Float(4, 3) = ATen[operator=\"index_put\"](%data, %index, %new_data, %4)\n\
+         onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : Fatal error: ATen is not a registered function/op\n",
+    );
+    assert_eq!(finding_codes(&r), ["error-onnx-export-index-put"]);
+    let fixes = finding(&r, "error-onnx-export-index-put")["fixes"].to_string();
+    assert!(fixes.contains("\\\"torch>=1.5\\\"") && fixes.contains("opset_version=11"), "{fixes}");
+    assert!(fixes.contains("data.scatter(0, index.unsqueeze(1)"), "{fixes}");
+    // On torch 1.8, only the opset is missing.
+    let r = report(
+        "torch==1.8.1\nRuntimeError: Unsupported: ONNX export of index_put in opset 9. Please try opset version 11.\n",
+    );
+    let fixes = finding(&r, "error-onnx-export-index-put")["fixes"].to_string();
+    assert!(fixes.contains("opset_version=11)") && !fixes.contains("pip install"), "{fixes}");
+    // A model whose ATen node the paste does not name is sent to the model check.
+    let r = report(
+        "onnx.onnx_cpp2py_export.checker.ValidationError: No Op registered for ATen with domain_version of 9\n",
+    );
+    assert_eq!(finding_codes(&r), ["error-onnx-model-aten-node"]);
+
     // The machine as the notes list it: the GPU is read from "RTX2080TI".
     let r = report("- Ubuntu 16.04\n- RTX2080TI, Driver Version: 410.79\n- CUDA 10.0\n- pytorch 1.3.1\n");
     let gpu = &r["snapshot"]["nvidia"]["found"]["gpus"]["found"][0];

@@ -136,6 +136,30 @@ fn each_kind_of_model_gets_its_finding() {
     assert_eq!(fix, "torch.onnx.export(..., opset_version=20)");
 }
 
+/// What TensorRT 6 refused in the torch 1.x notes is told from the model,
+/// before anyone builds an engine; TensorRT 7 takes both.
+#[test]
+fn the_model_check_knows_what_the_old_tensorrt_parsers_refused() {
+    let (_keep, dir) = models();
+    let model = dir.join("bilinear_size_gather_opset9.onnx");
+    let (code, r) = check(&model, &["--target", "tensorrt==6.0.1"]);
+    assert_eq!(code, 1);
+    let codes = finding_codes(&r);
+    for c in ["model-linear-resize-on-old-tensorrt", "model-gather-on-shape-on-old-tensorrt"] {
+        assert!(codes.contains(&c.to_string()), "{codes:?}");
+    }
+    let fixes = finding(&r, "model-linear-resize-on-old-tensorrt")["fixes"].to_string();
+    assert!(fixes.contains("mode='nearest'"), "{fixes}");
+    let (_, r) = check(&model, &["--target", "tensorrt==7.1.3"]);
+    let codes = finding_codes(&r);
+    assert!(!codes.iter().any(|c| c.contains("linear-resize") || c.contains("gather-on-shape")), "{codes:?}");
+    // The ATen node names what it stands for; MaxUnpool gets its note.
+    let (_, r) = check(&dir.join("aten.onnx"), &["--target", "onnxruntime==1.31.1"]);
+    assert!(finding(&r, "model-has-aten-fallback-ops")["fixes"].to_string().contains("stand for cumsum"));
+    let (code, r) = check(&dir.join("maxunpool_opset11.onnx"), &["--target", "onnxruntime==1.31.1"]);
+    assert_eq!((code, finding_codes(&r)), (0, vec!["model-max-unpool-indices".to_string()]));
+}
+
 #[test]
 fn missing_external_data_is_an_error() {
     let (_keep, dir) = models();

@@ -208,6 +208,9 @@ impl<'a> Facts<'a> {
                     .sum();
                 Fact::Text(n.to_string())
             }
+            ModelFact::AtenOperators => list(m.aten_operators.clone()),
+            ModelFact::LinearResizes => Fact::Text(m.linear_resizes.to_string()),
+            ModelFact::ShapeGathers => Fact::Text(m.shape_gathers.to_string()),
             ModelFact::Int64Initializers => Fact::Text(m.int64_initializers.to_string()),
             ModelFact::ExternalMissing => external(m, &[ExternalProblem::Missing]),
             ModelFact::ExternalOutside => external(

@@ -23,7 +23,7 @@ use crate::matrix::template::{self, Slot, Template};
 use crate::matrix::{
     Clause, Component, Cond, Condition, Lookup, Matrix, Row, Rule, RuleKind, Severity, Table,
 };
-use crate::snapshot::{FactKey, FactRef, PythonEnv, Snapshot};
+use crate::snapshot::{FactKey, FactRef, Probed, PythonEnv, Snapshot};
 
 use crate::version::Ver;
 
@@ -314,7 +314,7 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
             .map(|n| (n, caps.name(n).map_or_else(|| "?".to_string(), |m| m.as_str().to_string())))
             .collect();
         if let RuleKind::Signature { aten: Some(names), .. } = &rule.kind {
-            params.extend(aten_params(names, caps, matrix));
+            params.extend(aten_params(names, caps, snapshot, matrix));
         }
         let row = rule.kind.lookup().and_then(|l| signature_row(l, caps, snapshot, matrix));
         let mut f = builtin_finding_with_row(rule, None, &params, row);
@@ -369,12 +369,42 @@ fn failing_components(
     out
 }
 
-/// `{aten.opset}` and `{aten.torch}` for the ATen operator the first of
-/// `names` (`op|op2`) captured, written with or without `aten::`.
-fn aten_params(names: &str, caps: &regex::Captures<'_>, matrix: &Matrix) -> Vec<(&'static str, String)> {
+/// What the matrix's exporter history says of the ATen operator the first
+/// of `names` (`op|op2`) captured, written with or without `aten::`:
+/// `{aten.opset}` always; `{aten.torch}`, the release to move to, only
+/// when the paste's torch is older than it (or unknown) and some release
+/// before it lacked the operator; `{aten.at_opset}` only when the paste's
+/// torch already exports it and the opset is all it lacks.
+fn aten_params(
+    names: &str,
+    caps: &regex::Captures<'_>,
+    snapshot: &Snapshot,
+    matrix: &Matrix,
+) -> Vec<(&'static str, String)> {
     let op = names.split('|').find_map(|n| caps.name(n)).map(|m| m.as_str().trim_start_matches("aten::"));
     let Some(s) = op.and_then(|op| matrix.torch_symbolics.get(op)) else { return Vec::new() };
-    vec![("aten.opset", s.opset.to_string()), ("aten.torch", s.torch.clone())]
+    let first = Ver::new(s.torch.as_str());
+    let (Some(first), Some(oldest)) = (first.parsed(), matrix.torch_symbolics_oldest()) else {
+        return Vec::new();
+    };
+    let torch = snapshot.pythons.iter().find_map(|env| match &env.distributions {
+        Probed::Found(list) => {
+            list.iter().find(|d| d.name == "torch").and_then(|d| d.version.parsed().cloned())
+        }
+        Probed::NotEvaluated(_) => None,
+    });
+    // The opset the export asked for, when the error says it.
+    let asked = caps.name("opset").and_then(|m| m.as_str().parse::<i64>().ok());
+    let mut params = vec![("aten.opset", s.opset.to_string())];
+    if torch.as_ref().is_some_and(|t| t >= first) || first <= &oldest {
+        // This torch has the symbolic: only a lower opset can be missing.
+        if asked.is_none_or(|a| a < s.opset) {
+            params.push(("aten.at_opset", s.opset.to_string()));
+        }
+    } else {
+        params.push(("aten.torch", s.torch.clone()));
+    }
+    params
 }
 
 /// A signature's table row, chosen by what the error line captured when

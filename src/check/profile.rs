@@ -163,6 +163,9 @@ mod tests {
             subgraphs: 0,
             functions: 0,
             shape_operands: vec![],
+            aten_operators: vec![],
+            linear_resizes: 0,
+            shape_gathers: 0,
         }
     }
 

@@ -255,7 +255,7 @@ struct RawRule {
     #[serde(default)]
     explained_by: Vec<String>,
     /// The captures (`op|op2`) that name an ATen operator: its row of
-    /// `torch_onnx_symbolics` fills `{aten.opset}` and `{aten.torch}`.
+    /// `torch_onnx_symbolics` fills `{aten.opset}`, `{aten.torch}` and `{aten.at_opset}`.
     #[serde(default)]
     aten: Option<String>,
     #[serde(default)]
@@ -1278,7 +1278,7 @@ fn signature_kind(
             let filled = |part: &str| {
                 group(part)
                     || (lookup.is_some() && part.starts_with("row."))
-                    || (aten.is_some() && ["aten.opset", "aten.torch"].contains(&part))
+                    || (aten.is_some() && ["aten.opset", "aten.torch", "aten.at_opset"].contains(&part))
             };
             for name in names {
                 if !name.split('|').all(filled) {

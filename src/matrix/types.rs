@@ -363,7 +363,7 @@ pub enum RuleKind {
         /// the paste's facts (the torch it shows) when the line matches.
         lookup: Option<Lookup>,
         /// The captures naming an ATen operator (`op|op2`), looked up in
-        /// the matrix's `torch_symbolics` for `{aten.opset}`/`{aten.torch}`.
+        /// the matrix's `torch_symbolics` for `{aten.opset}`, `{aten.torch}`, `{aten.at_opset}`.
         aten: Option<String>,
         /// A symptom's likely causes, most likely first: the line shows
         /// what went wrong but not which of these caused it.
@@ -390,6 +390,17 @@ pub struct TorchSymbolic {
     pub opset: i64,
     pub torch: String,
     pub source: String,
+}
+
+impl super::Matrix {
+    /// The oldest torch release the exporter history was read from: an
+    /// operator first seen there is exported by every release.
+    pub(crate) fn torch_symbolics_oldest(&self) -> Option<crate::version::Version> {
+        self.torch_symbolics
+            .values()
+            .filter_map(|s| crate::version::Ver::new(s.torch.as_str()).parsed().cloned())
+            .min()
+    }
 }
 
 impl RuleKind {

@@ -121,9 +121,13 @@ fn facts(path: &Path, source: &dyn Source) -> Result<ModelFacts, ModelError> {
             subgraphs: 0,
             functions: top.functions.len() as u64,
             shape_operands: Vec::new(),
+            aten_operators: Vec::new(),
+            linear_resizes: 0,
+            shape_gathers: 0,
         },
         opset: top.opsets.iter().find(|o| domain_name(&o.domain) == "ai.onnx").map_or(0, |o| o.version),
         constants: HashSet::new(),
+        shapes: HashSet::new(),
         uses: Vec::new(),
         local: HashSet::new(),
     };
@@ -273,6 +277,8 @@ struct Walk {
     /// Initializer names and Constant node outputs, in every graph, hashed:
     /// a model of millions of tiny named initializers costs 8 bytes each.
     constants: HashSet<u64>,
+    /// Outputs of Shape nodes, hashed like `constants`.
+    shapes: HashSet<u64>,
     uses: Vec<Use>,
     /// The model-local functions, as (domain, name).
     local: HashSet<(String, String)>,
@@ -309,7 +315,7 @@ impl Walk {
     /// attributes walked; its shape operands and Constant outputs noted.
     fn node(&mut self, r: &mut Reader<'_>, offset: u64, len: u64, depth: usize) -> Result<(), WireError> {
         let (mut op_type, mut domain, mut name) = (String::new(), String::new(), String::new());
-        let (mut inputs, mut outputs) = (Vec::new(), Vec::new());
+        let (mut inputs, mut outputs, mut strings) = (Vec::new(), Vec::new(), Vec::new());
         r.fields(offset, offset + len, |r, tag, v| {
             let Value::Bytes { offset, len } = v else { return Ok(()) };
             match tag {
@@ -318,11 +324,20 @@ impl Walk {
                 3 => name = r.string(offset, len)?,
                 4 => op_type = r.string(offset, len)?,
                 7 => domain = r.string(offset, len)?,
-                5 => self.attribute(r, offset, len, depth)?,
+                5 => strings.extend(self.attribute(r, offset, len, depth)?),
                 _ => {}
             }
             Ok(())
         })?;
+        let attr = |key: &str| strings.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        if op_type == "ATen"
+            && let Some(op) = attr("operator").map(|o| o.trim_start_matches("aten::"))
+            && !op.is_empty()
+            && self.f.aten_operators.len() < 64
+            && let Err(at) = self.f.aten_operators.binary_search_by(|o| o.as_str().cmp(op))
+        {
+            self.f.aten_operators.insert(at, op.to_string());
+        }
         let domain = domain_name(&domain);
         // A call of a model-local function: its body's nodes are counted
         // with the functions.
@@ -338,6 +353,16 @@ impl Walk {
             self.constants.extend(outputs.iter().map(|o| name_hash(o)));
             return Ok(());
         }
+        match op_type.as_str() {
+            "Upsample" | "Resize" if attr("mode").is_some_and(|m| m.ends_with("linear")) => {
+                self.f.linear_resizes += 1;
+            }
+            "Shape" => self.shapes.extend(outputs.iter().map(|o| name_hash(o))),
+            "Gather" if inputs.first().is_some_and(|i| self.shapes.contains(&name_hash(i))) => {
+                self.f.shape_gathers += 1;
+            }
+            _ => {}
+        }
         let label = if name.is_empty() { format!("{op_type} #{count}") } else { name };
         for (i, input) in inputs.into_iter().enumerate() {
             if let Some(operand) = shape_operand(&op_type, i, self.opset).filter(|_| !input.is_empty()) {
@@ -347,18 +372,30 @@ impl Walk {
         Ok(())
     }
 
-    /// An AttributeProto: only its graphs (`g`, `graphs`) matter.
+    /// An AttributeProto: its graphs (`g`, `graphs`) are walked; its name
+    /// and string value (`s`, up to 64 bytes: a mode, an ATen operator)
+    /// are returned when it has one.
     fn attribute(
         &mut self,
         r: &mut Reader<'_>,
         offset: u64,
         len: u64,
         depth: usize,
-    ) -> Result<(), WireError> {
+    ) -> Result<Option<(String, String)>, WireError> {
+        let (mut name, mut value) = (String::new(), None);
         r.fields(offset, offset + len, |r, tag, v| match (tag, v) {
+            (1, Value::Bytes { offset, len }) => {
+                name = r.string(offset, len)?;
+                Ok(())
+            }
+            (4, Value::Bytes { offset, len }) if len <= 64 => {
+                value = Some(r.string(offset, len)?);
+                Ok(())
+            }
             (6 | 11, Value::Bytes { offset, len }) => self.graph(r, (offset, len), depth + 1),
             _ => Ok(()),
-        })
+        })?;
+        Ok(value.map(|v| (name, v)))
     }
 
     /// A FunctionProto: its nodes count like the graph's. Its inputs are

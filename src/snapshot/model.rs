@@ -37,6 +37,21 @@ pub struct ModelFacts {
     /// does not hold as constants, by operand.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shape_operands: Vec<ShapeOperand>,
+    /// The operators ATen fallback nodes stand for (their `operator`
+    /// attribute, `aten::` dropped), sorted, each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aten_operators: Vec<String>,
+    /// Upsample and Resize nodes in linear (bilinear, trilinear) mode.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub linear_resizes: u64,
+    /// Gather nodes whose data is a Shape node's output: indexing
+    /// `x.size()` or `x.shape` in forward.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub shape_gathers: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One kind of shape operand (`Resize.scales`) that some nodes take from

@@ -419,6 +419,21 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
                 .target("tensorrt", "10.15.1"),
         ),
         (
+            "model-linear-resize-on-old-tensorrt",
+            w().model(6, 9, &[("ai.onnx", "Upsample")]).model_set("linear_resizes", json!(1)).target("tensorrt", "6.0.1"),
+            w().model(6, 9, &[("ai.onnx", "Upsample")]).model_set("linear_resizes", json!(1)).target("tensorrt", "7.0.0"),
+        ),
+        (
+            "model-gather-on-shape-on-old-tensorrt",
+            w().model(6, 9, &[("ai.onnx", "Gather")]).model_set("shape_gathers", json!(1)).target("tensorrt", "6.0.1"),
+            w().model(6, 9, &[("ai.onnx", "Gather")]).model_set("shape_gathers", json!(1)).target("tensorrt", "7.0.0"),
+        ),
+        (
+            "model-max-unpool-indices",
+            w().model(6, 11, &[("ai.onnx", "MaxUnpool")]).target("onnxruntime", "1.20.1"),
+            w().model(6, 11, &[("ai.onnx", "MaxPool")]).target("onnxruntime", "1.20.1"),
+        ),
+        (
             "model-resize-on-old-tensorrt",
             w().model(6, 11, &[("ai.onnx", "Resize")]).target("tensorrt", "7.0.0"),
             w().model(6, 11, &[("ai.onnx", "Resize")]).target("tensorrt", "7.1.3"),

@@ -40,6 +40,16 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "ONNX export of cumsum in opset 11 succeeded",
     ),
     (
+        "error-onnx-export-index-put",
+        "RuntimeError: Unsupported: ONNX export of index_put in opset 9. Please try opset version 11.",
+        "data[index] = new_data exported fine with index_put at opset 11",
+    ),
+    (
+        "error-onnx-model-aten-node",
+        "onnx.onnx_cpp2py_export.checker.ValidationError: No Op registered for ATen with domain_version of 9",
+        "ATen nodes are registered by torch for PyTorch's own runtime",
+    ),
+    (
         "error-onnx-export-never-supported",
         "torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::fft_fft' to ONNX opset version 12 is not supported.",
         "Exporting the operator 'aten::fft_fft' with the dynamo exporter",
