@@ -34,6 +34,11 @@ symbolics
          release and that release's lowest opset are compared with the
          table; `--emit-symbolics` prints the table instead, each row citing
          the file and line at the release's tag.
+dlls     library_wheels (matrix/library-wheels.yaml), its Windows rows:
+         lists the newest win_amd64 wheel of each nvidia-* CUDA 12 and 13
+         package (the zip's central directory only) and compares the DLLs
+         it ships, and where, with the rows whose soname is a DLL;
+         `--emit-dlls` prints those rows instead.
 pairing  torch-releases: the torchvision release whose metadata pins
          torch==V (read out of its wheel the same way; where none pins it,
          the newer ones that declare it compatible) against the torchvision
@@ -809,6 +814,60 @@ def derive_symbolics(report: Report, tables: dict, fresh: bool, emit: bool = Fal
 
 
 # --------------------------------------------------------------------------
+# 2c. Windows: which nvidia-* wheel ships each DLL, and where
+
+# CUDA 12 wheels carry a -cu12 suffix; CUDA 13 toolkit wheels carry none
+# (their own 13.x, 12.x or 10.x line), cuDNN keeps -cu13.
+DLL_PACKAGES = {
+    "12": ["nvidia-cublas-cu12", "nvidia-cuda-cupti-cu12", "nvidia-cuda-nvrtc-cu12", "nvidia-cuda-runtime-cu12",
+           "nvidia-cudnn-cu12", "nvidia-cufft-cu12", "nvidia-curand-cu12", "nvidia-cusolver-cu12",
+           "nvidia-cusparse-cu12", "nvidia-nvjitlink-cu12", "nvidia-cusparselt-cu12"],
+    "13": ["nvidia-cublas", "nvidia-cuda-cupti", "nvidia-cuda-nvrtc", "nvidia-cuda-runtime", "nvidia-cudnn-cu13",
+           "nvidia-cufft", "nvidia-curand", "nvidia-cusolver", "nvidia-cusparse", "nvidia-nvjitlink"],
+}
+
+
+def windows_dlls(report: Report) -> list[dict]:
+    """One row per DLL the newest Windows wheel of each package ships."""
+    rows = []
+    for cuda, packages in DLL_PACKAGES.items():
+        for package in packages:
+            wheels = [(v, f) for v, fs in wheels_by_version(package).items() for f in fs
+                      if "win_amd64" in f["filename"] and (cuda != "13" or package.endswith("-cu13") or v.major >= 10)]
+            if not wheels:
+                report.note(f"{package}: no Windows wheel")
+                continue
+            v, f = wheels[-1]
+            try:
+                names = RemoteZip(f["url"], f.get("size")).names()
+            except Exception as e:  # noqa: BLE001 - reported, the run goes on
+                report.note(f"{package} {v}: not listed: {e}")
+                continue
+            for name in sorted(n for n in names if n.lower().endswith(".dll")):
+                folder, _, dll = name.rpartition("/")
+                rows.append({"soname": dll, "cuda": cuda, "package": package, "dir": folder, "wheel": f["filename"]})
+    return rows
+
+
+def derive_dlls(report: Report, tables: dict, fresh: bool, emit: bool = False):
+    report.section("library_wheels (matrix/library-wheels.yaml): the DLLs each Windows wheel ships")
+    rows = windows_dlls(report)
+    if emit:
+        for r in rows:
+            print(f'    - soname: {r["soname"]}\n      cuda: "{r["cuda"]}"\n      package: {r["package"]}\n      dir: {r["dir"]}')
+        return
+    doc = yaml.safe_load((ROOT / "matrix" / "library-wheels.yaml").read_text())
+    stated = {(w["soname"], str(w["cuda"])): w for w in doc["library_wheels"]["wheels"] if w["soname"].endswith(".dll")}
+    derived = {(r["soname"], r["cuda"]): r for r in rows}
+    for key in sorted(set(stated) | set(derived)):
+        got, row = derived.get(key), stated.get(key)
+        report.compare("windows dll", f"{key[0]} (CUDA {key[1]})",
+                       f'{got["package"]} {got["dir"]}' if got else "in no wheel",
+                       f'{row["package"]} {row["dir"]}' if row else "no row",
+                       bool(got and row) and got["package"] == row["package"] and got["dir"] == row["dir"])
+
+
+# --------------------------------------------------------------------------
 # 3. torchvision pairing and torch's Pythons
 
 
@@ -919,8 +978,10 @@ def derive_pairing(report: Report, tables: dict, fresh: bool):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", default="ort,torch,symbolics,pairing",
-                    help="comma-separated: ort, torch, symbolics, pairing")
+    ap.add_argument("--only", default="ort,torch,symbolics,dlls,pairing",
+                    help="comma-separated: ort, torch, symbolics, dlls, pairing")
+    ap.add_argument("--emit-dlls", action="store_true",
+                    help="print library_wheels' Windows rows as derived and stop")
     ap.add_argument("--emit-symbolics", action="store_true",
                     help="print torch_onnx_symbolics as derived (for matrix/torch-export.yaml) and stop")
     ap.add_argument("--fresh", action="store_true", help="measure again instead of using cached results")
@@ -930,10 +991,13 @@ def main() -> int:
     WORK.mkdir(parents=True, exist_ok=True)
     tables = load_tables()
     report = Report()
+    if args.emit_dlls:
+        derive_dlls(Report(out=sys.stderr), tables, args.fresh, emit=True)
+        return 0
     if args.emit_symbolics:
         derive_symbolics(Report(out=sys.stderr), tables, args.fresh, emit=True)
         return 0
-    steps = {"ort": derive_onnxruntime, "torch": derive_torch, "symbolics": derive_symbolics, "pairing": derive_pairing}
+    steps = {"ort": derive_onnxruntime, "torch": derive_torch, "symbolics": derive_symbolics, "dlls": derive_dlls, "pairing": derive_pairing}
     for name in args.only.split(","):
         steps[name.strip()](report, tables, args.fresh)
     report.section("summary")

@@ -16,8 +16,13 @@ pub(crate) struct LibraryFile {
 }
 
 /// `libcudnn.so.9.1.0` → cudnn, 9, 9.1.0; `libcudart.so.12` → cudart, 12;
-/// `libcudnn_ops.so.9` and `libcudart.so.12.debug` are not ours.
+/// `libcudnn_ops.so.9` and `libcudart.so.12.debug` are not ours. Windows'
+/// names too: `cudart64_12.dll` → cudart, 12; `nvrtc64_120_0.dll` → nvrtc,
+/// 12; `cudnn_ops64_9.dll` is not ours.
 pub(crate) fn library_file(file: &str) -> Option<LibraryFile> {
+    if let Some(stem) = file.strip_suffix(".dll").or_else(|| file.strip_suffix(".DLL")) {
+        return dll_file(stem);
+    }
     // The longest stem first: libcublasLt.so is not a libcublas.so.
     let library =
         Library::ALL.iter().copied().filter(|l| file.starts_with(l.stem())).max_by_key(|l| l.stem().len())?;
@@ -35,6 +40,35 @@ pub(crate) fn library_file(file: &str) -> Option<LibraryFile> {
     let major = numbers.split('.').next().and_then(|m| m.parse().ok());
     let version = numbers.contains('.').then(|| Ver::new(numbers));
     Some(LibraryFile { library, major, version })
+}
+
+/// A DLL's name without `.dll`: the library's Windows stem, then its major
+/// (nvrtc writes 12.0 as `120_0`).
+fn dll_file(stem: &str) -> Option<LibraryFile> {
+    let library = Library::ALL
+        .iter()
+        .copied()
+        .filter(|l| {
+            stem.len() >= l.dll_stem().len() && stem[..l.dll_stem().len()].eq_ignore_ascii_case(l.dll_stem())
+        })
+        .max_by_key(|l| l.dll_stem().len())?;
+    let rest = &stem[library.dll_stem().len()..];
+    if rest.is_empty() {
+        // `nvcuda`, `nvml`: whole names; `cudart64_` wants its major.
+        return (!library.dll_stem().ends_with('_')).then_some(LibraryFile {
+            library,
+            major: None,
+            version: None,
+        });
+    }
+    let digits = rest.split('_').next().unwrap_or(rest);
+    if !library.dll_stem().ends_with('_') || digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit())
+    {
+        return None;
+    }
+    let major: u64 = digits.parse().ok()?;
+    let major = if library == Library::Nvrtc && digits.len() == 3 { major / 10 } else { major };
+    Some(LibraryFile { library, major: Some(major), version: None })
 }
 
 /// The version in `/proc/driver/nvidia/version`:
@@ -56,6 +90,24 @@ pub(crate) fn proc_driver_version(text: &str) -> Option<Ver> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn windows_dll_names_give_library_and_major() {
+        let major = |f: &str| library_file(f).map(|l| (l.library, l.major));
+        assert_eq!(major("cudart64_12.dll"), Some((Library::Cudart, Some(12))));
+        assert_eq!(major("cublasLt64_13.dll"), Some((Library::CublasLt, Some(13))));
+        assert_eq!(major("CUBLAS64_12.DLL"), Some((Library::Cublas, Some(12))));
+        assert_eq!(major("cudnn64_9.dll"), Some((Library::Cudnn, Some(9))));
+        assert_eq!(major("nvrtc64_120_0.dll"), Some((Library::Nvrtc, Some(12))));
+        assert_eq!(major("nvinfer_10.dll"), Some((Library::Nvinfer, Some(10))));
+        assert_eq!(major("nvcuda.dll"), Some((Library::Cuda, None)));
+        assert_eq!(major("nvml.dll"), Some((Library::NvidiaMl, None)));
+        for not_ours in
+            ["cudnn_ops64_9.dll", "cudart64_.dll", "cudart64_x.dll", "nvinfer_plugin_10.dll", "nvcudax.dll"]
+        {
+            assert_eq!(library_file(not_ours), None, "{not_ours}");
+        }
+    }
 
     #[test]
     fn library_file_names_give_library_major_and_version() {

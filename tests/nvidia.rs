@@ -5,7 +5,7 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -429,6 +429,86 @@ fn the_printed_library_path_fix_makes_the_provider_load() {
     let link = &nvidia(&report)["links"][0];
     let cudnn = link["resolved"].as_array().unwrap().iter().find(|r| r["soname"] == "libcudnn.so.9").unwrap();
     assert_eq!(cudnn["via"], "LD_LIBRARY_PATH");
+}
+
+/// A Windows onnxruntime-gpu: a CUDA provider DLL (built with mingw-w64,
+/// a real import table) that needs cuBLAS 12's DLLs and finds its shared
+/// provider DLL beside itself.
+fn fake_windows_provider(t: &Path) -> PathBuf {
+    let env = windows_metadata_env(&t.join("env"), &["onnxruntime_gpu-1.20.1"]);
+    let capi = env.join("Lib/site-packages/onnxruntime/capi");
+    mingw_dll(&capi.join("onnxruntime_providers_shared.dll"), &["KERNEL32.dll"]);
+    mingw_dll(
+        &capi.join("onnxruntime_providers_cuda.dll"),
+        &[
+            "cublasLt64_12.dll",
+            "cublas64_12.dll",
+            "onnxruntime_providers_shared.dll",
+            "api-ms-win-crt-runtime-l1-1-0.dll",
+        ],
+    );
+    env
+}
+
+/// Windows' twin of the missing libcurand: the provider's imports are read
+/// from its PE import table, the DLL nowhere on the search path is named
+/// with the wheel that ships it; once that wheel is in the environment the
+/// finding is the preload warning, with a PATH line for PowerShell.
+#[test]
+fn a_windows_cuda_provider_whose_cublas_is_nowhere_names_the_wheel_that_ships_it() {
+    let t = tempfile::tempdir().unwrap();
+    let env = fake_windows_provider(t.path());
+    let nowhere = t.path().join("nvml.dll");
+    let (code, report) = check(&nowhere, &env, &[]);
+    assert_eq!(code, 1, "{:#}", report["findings"]);
+    let f = finding(&report, "onnxruntime-provider-cannot-load");
+    assert!(f["message"].as_str().unwrap().contains("cublasLt64_12.dll, cublas64_12.dll"), "{f:#}");
+    assert!(f["fixes"][0].as_str().unwrap().contains(" -m pip install \"nvidia-cublas-cu12\"   #"), "{f:#}");
+    let link = &nvidia(&report)["links"][0];
+    assert_eq!(link["role"], "onnxruntime-cuda-provider");
+    let shared = &link["resolved"][0];
+    assert_eq!(shared["soname"], "onnxruntime_providers_shared.dll");
+    assert_eq!(shared["via"], "the library's folder");
+
+    // The wheel installed (its DLLs in nvidia\cublas\bin): found, not on the path.
+    let site = env.join("Lib/site-packages");
+    let bin = site.join("nvidia/cublas/bin");
+    mingw_dll(&bin.join("cublasLt64_12.dll"), &["KERNEL32.dll"]);
+    mingw_dll(&bin.join("cublas64_12.dll"), &["cublasLt64_12.dll"]);
+    let info = site.join("nvidia_cublas_cu12-12.9.2.10.dist-info");
+    std::fs::create_dir_all(&info).unwrap();
+    std::fs::write(info.join("METADATA"), "Name: nvidia-cublas-cu12\r\nVersion: 12.9.2.10\r\n\r\n").unwrap();
+    let (code, report) = check(&nowhere, &env, &[]);
+    assert_eq!(code, 0, "{:#}", report["findings"]);
+    let f = finding(&report, "onnxruntime-provider-needs-preload");
+    assert!(f["fixes"][0].as_str().unwrap().starts_with("call onnxruntime.preload_dlls()"), "{f:#}");
+    assert_eq!(
+        f["fixes"][1],
+        format!(
+            "$env:PATH = '{};' + $env:PATH   # PowerShell, this session; onnxruntime searches PATH for its providers' DLLs",
+            bin.display()
+        )
+    );
+    assert!(!f["fixes"].to_string().contains("LD_LIBRARY_PATH"), "{f:#}");
+}
+
+/// The real onnxruntime-gpu Windows wheel, read as it is: its CUDA
+/// provider imports cuBLAS 13's DLLs, which no environment without
+/// NVIDIA's wheels has, and the fix is the CUDA 13 wheel that ships them.
+#[test]
+fn the_real_onnxruntime_gpu_windows_wheel_names_the_cuda_dlls_it_lacks() {
+    let t = tempfile::tempdir().unwrap();
+    let env = windows_metadata_env(&t.path().join("env"), &[]);
+    windows_wheel_unpacked("onnxruntime-gpu==1.31.1", &env.join("Lib/site-packages"));
+    let (_, report) = check(&t.path().join("nvml.dll"), &env, &[]);
+    let links = nvidia(&report)["links"].as_array().unwrap();
+    let provider =
+        links.iter().find(|l| l["role"] == "onnxruntime-cuda-provider").expect("the CUDA provider");
+    let missing: Vec<&str> =
+        provider["unresolved"].as_array().unwrap().iter().map(|u| u["soname"].as_str().unwrap()).collect();
+    assert_eq!(missing, ["cublasLt64_13.dll", "cublas64_13.dll"], "{provider:#}");
+    let f = finding(&report, "onnxruntime-provider-cannot-load");
+    assert!(f["fixes"][0].as_str().unwrap().contains(" -m pip install \"nvidia-cublas\"   #"), "{f:#}");
 }
 
 /// `readelf -d` as an independent oracle: the provider's DT_NEEDED entries

@@ -416,3 +416,58 @@ fn the_py_launchers_python_is_found_and_the_store_placeholder_is_named() {
     let why = found[0]["interpreter"]["not_evaluated"].as_str().unwrap();
     assert!(why.contains("Microsoft Store's placeholder"), "{why}");
 }
+
+/// Under Windows' own search order: the CUDA provider's cuBLAS DLLs in the
+/// environment's nvidia wheel, off the path, want the preload; the same
+/// folder on PATH (wine reads WINEPATH) is found, and nothing is said.
+#[test]
+fn the_providers_dlls_are_found_on_path_as_windows_would_find_them() {
+    let Some(exe) = windows_exe() else { return };
+    let t = tempfile::tempdir().unwrap();
+    let env = windows_metadata_env(
+        &t.path().join("env"),
+        &["onnxruntime_gpu-1.20.1", "nvidia_cublas_cu12-12.9.2.10"],
+    );
+    let site = env.join("Lib/site-packages");
+    let capi = site.join("onnxruntime/capi");
+    mingw_dll(&capi.join("onnxruntime_providers_shared.dll"), &["KERNEL32.dll"]);
+    mingw_dll(
+        &capi.join("onnxruntime_providers_cuda.dll"),
+        &["cublasLt64_12.dll", "cublas64_12.dll", "onnxruntime_providers_shared.dll"],
+    );
+    let bin = site.join("nvidia/cublas/bin");
+    mingw_dll(&bin.join("cublasLt64_12.dll"), &["KERNEL32.dll"]);
+    mingw_dll(&bin.join("cublas64_12.dll"), &["cublasLt64_12.dll"]);
+    let nowhere = t.path().join("nvml.dll");
+    let args = ["--format", "json", "--fast", "--nvml-lib", &win(&nowhere), "--python", &win(&env)];
+    let report = json_of(&run_windows(&exe, &args));
+    let found = codes(&report);
+    assert!(found.contains(&("onnxruntime-provider-needs-preload".into(), "warning".into())), "{found:?}");
+    let f = finding(&report, "onnxruntime-provider-needs-preload");
+    assert!(
+        f["fixes"].to_string().contains(&format!("$env:PATH = '{};'", win(&bin)).replace('\\', "\\\\")),
+        "{f:#}"
+    );
+    let on_path = wine_command(prefix()).env("WINEPATH", win(&bin)).arg(&exe).args(args).output().unwrap();
+    let report = json_of(&on_path);
+    assert!(
+        !codes(&report).iter().any(|(c, _)| c.starts_with("onnxruntime-provider")),
+        "{:#}",
+        report["findings"]
+    );
+    let link = &report["snapshot"]["nvidia"]["found"]["links"][0];
+    let vias: Vec<(&str, &str)> = link["resolved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["soname"].as_str().unwrap(), r["via"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        vias,
+        [
+            ("cublasLt64_12.dll", "PATH"),
+            ("cublas64_12.dll", "PATH"),
+            ("onnxruntime_providers_shared.dll", "the library's folder")
+        ]
+    );
+}

@@ -405,14 +405,18 @@ fn component_present(snapshot: &Snapshot, matrix: &Matrix, c: &Component) -> boo
     in_nvidia || in_python
 }
 
+/// The driver's own libraries (`libcuda.so.1`, Windows' `nvcuda.dll`),
+/// which a container without a driver gets from the host.
+fn is_driver_library(name: &str) -> bool {
+    crate::formats::library_file(name)
+        .is_some_and(|f| matches!(f.library, Library::Cuda | Library::NvidiaMl) && f.version.is_none())
+}
+
 /// Whether every library the loader cannot find has a copy inside the
 /// environment's own site directories (its nvidia-* and TensorRT wheels).
 fn in_own_wheels(env: &PythonEnv, link: &LinkReport, no_driver: bool) -> bool {
-    let mut missing = link
-        .unresolved
-        .iter()
-        .filter(|u| !(no_driver && (u.soname == "libcuda.so.1" || u.soname == "libnvidia-ml.so.1")))
-        .peekable();
+    let mut missing =
+        link.unresolved.iter().filter(|u| !(no_driver && is_driver_library(&u.soname))).peekable();
     missing.peek().is_some()
         && missing.all(|u| u.available_in.iter().any(|p| env.site_dirs.iter().any(|s| p.starts_with(s))))
 }
@@ -443,11 +447,8 @@ fn unloadable(
     link: &LinkReport,
     no_driver: bool,
 ) -> Option<Finding> {
-    let missing: Vec<_> = link
-        .unresolved
-        .iter()
-        .filter(|u| !(no_driver && (u.soname == "libcuda.so.1" || u.soname == "libnvidia-ml.so.1")))
-        .collect();
+    let missing: Vec<_> =
+        link.unresolved.iter().filter(|u| !(no_driver && is_driver_library(&u.soname))).collect();
     if missing.is_empty() {
         return None;
     }
@@ -470,17 +471,30 @@ fn unloadable(
     let uncopied = missing.iter().any(|u| u.available_in.is_empty());
     let version =
         c.env.distribution("onnxruntime-gpu").map(|d| d.version.raw().to_string()).unwrap_or_default();
-    let params = [
+    // A DLL is searched for on Windows' PATH, set here for PowerShell
+    // (single quotes: nothing in a path is expanded).
+    let windows = link.library.extension().is_some_and(|e| e.eq_ignore_ascii_case("dll"));
+    let mut params = vec![
         ("cuda_major", cuda_major.clone().unwrap_or_default()),
         ("what", lib.what.clone()),
         ("library", link.library.display().to_string()),
         ("missing", names.join(", ")),
-        // Installing helps only the sonames no copy exists of; a path only
-        // helps when every missing one has a copy.
-        ("wheels", if uncopied { wheels.join(" ") } else { String::new() }),
-        ("dirs", if uncopied { String::new() } else { dirs.join(":") }),
         ("version", version),
     ];
+    // Installing helps only the sonames no copy exists of; a path only
+    // helps when every missing one has a copy. A fix naming a parameter
+    // that is left out is not printed.
+    if uncopied {
+        params.push(("wheels", wheels.join(" ")));
+    } else {
+        params.push(("folders", dirs.join("; ")));
+        if windows {
+            let quoted: Vec<String> = dirs.iter().map(|d| d.replace('\'', "''")).collect();
+            params.push(("win_path", quoted.join(";")));
+        } else {
+            params.push(("dirs", dirs.join(":")));
+        }
+    }
     let row = lib.table.as_deref().and_then(|t| c.row(t));
     let mut f = super::builtin_finding_with_row(rule, Some(c.env), &params, row);
     if names.iter().any(|n| n.starts_with("libcudnn")) {

@@ -159,6 +159,8 @@ struct RawFileFact {
 struct RawStackLibrary {
     role: String,
     path: String,
+    #[serde(default)]
+    dll: Option<String>,
     check: String,
     what: String,
     #[serde(default)]
@@ -673,8 +675,11 @@ impl Builder {
         require_sources(e, &wheels, &wheels.value.sources, "library_wheels");
         for w in wheels.value.wheels {
             let raw = &w.value;
-            if !raw.soname.starts_with("lib") || !raw.soname.contains(".so") {
-                e.at(&w, format!("{:?} is not a shared library's soname", raw.soname));
+            let soname = raw.soname.starts_with("lib") && raw.soname.contains(".so");
+            let dll =
+                raw.soname.len() > 4 && raw.soname.ends_with(".dll") && !raw.soname.contains(['/', '\\']);
+            if !soname && !dll {
+                e.at(&w, format!("{:?} is neither a shared library's soname nor a DLL's name", raw.soname));
             }
             if let Some(spec) = &raw.spec
                 && let Err(err) = spec.parse::<crate::version::Spec>()
@@ -858,6 +863,7 @@ fn convert_stack_package(e: &mut Errors<'_>, p: Spanned<RawStackPackage>) -> Opt
             .map(|l| StackLibrary {
                 role: l.role,
                 path: l.path,
+                dll: l.dll,
                 check: l.check,
                 what: l.what,
                 table: l.table,

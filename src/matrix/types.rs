@@ -741,7 +741,15 @@ impl Matrix {
     /// The pip requirement that ships `soname` for a CUDA major
     /// (`nvidia-curand-cu12`, `nvidia-cudnn-cu12<9`).
     pub(crate) fn wheel_for(&self, soname: &str, cuda_major: Option<&str>) -> Option<String> {
-        let rows = self.library_wheels.iter().filter(|w| w.soname == soname);
+        // Windows' DLL names ignore case; sonames do not.
+        let same = |w: &str| {
+            if soname.ends_with(".so") || soname.contains(".so.") {
+                w == soname
+            } else {
+                w.eq_ignore_ascii_case(soname)
+            }
+        };
+        let rows = self.library_wheels.iter().filter(|w| same(&w.soname));
         let row = rows
             .clone()
             .find(|w| cuda_major.is_some_and(|c| w.cuda == c))

@@ -51,6 +51,8 @@ pub struct StackLibrary {
     pub role: String,
     /// Relative to site-packages; a trailing `*` takes the first match.
     pub path: String,
+    /// The same library in a Windows wheel (a DLL), likewise.
+    pub dll: Option<String>,
     /// The builtin rule that words a library that cannot load.
     pub check: String,
     /// How that text names the library ("onnxruntime-gpu's CUDA provider").

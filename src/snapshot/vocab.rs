@@ -169,6 +169,21 @@ impl Library {
         }
     }
 
+    /// The start of the library's DLL name on Windows (`cudart64_12.dll`);
+    /// the driver's two are whole names.
+    pub(crate) fn dll_stem(self) -> &'static str {
+        match self {
+            Self::Cudart => "cudart64_",
+            Self::Cudnn => "cudnn64_",
+            Self::Cublas => "cublas64_",
+            Self::CublasLt => "cublasLt64_",
+            Self::Nvinfer => "nvinfer_",
+            Self::Nvrtc => "nvrtc64_",
+            Self::Cuda => "nvcuda",
+            Self::NvidiaMl => "nvml",
+        }
+    }
+
     /// The component a copy of this library belongs to.
     pub(crate) fn component(self) -> Component {
         match self {

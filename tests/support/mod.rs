@@ -256,6 +256,92 @@ pub fn metadata_env(dir: &Path, python: &str, dists: &[&str]) -> PathBuf {
     dir.join("bin/python")
 }
 
+/// A venv as Windows lays it out (`Scripts\\python.exe`,
+/// `Lib\\site-packages`) with these distributions' metadata, never run:
+/// for `--fast` checks by either build. Returns the environment's root.
+pub fn windows_metadata_env(dir: &Path, dists: &[&str]) -> PathBuf {
+    let site = dir.join("Lib/site-packages");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::create_dir_all(dir.join("Scripts")).unwrap();
+    std::fs::write(dir.join("Scripts/python.exe"), b"MZ").unwrap();
+    std::fs::write(
+        dir.join("pyvenv.cfg"),
+        "home = C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python311\r\nversion = 3.11.9\r\n",
+    )
+    .unwrap();
+    for d in dists {
+        let (name, version) = d.split_once('-').unwrap();
+        let info = site.join(format!("{name}-{version}.dist-info"));
+        std::fs::create_dir_all(&info).unwrap();
+        std::fs::write(info.join("METADATA"), format!("Name: {name}\r\nVersion: {version}\r\n\r\n")).unwrap();
+    }
+    dir.to_path_buf()
+}
+
+/// A DLL built with mingw-w64 whose import table names `imports`, each
+/// through an import library dlltool writes from a one-line `.def`, so
+/// none of them has to exist.
+pub fn mingw_dll(out: &Path, imports: &[&str]) -> PathBuf {
+    let dir = out.parent().unwrap();
+    std::fs::create_dir_all(dir).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mut source = String::new();
+    let mut call = String::from("0");
+    let mut libs = Vec::new();
+    for (i, name) in imports.iter().enumerate() {
+        let def = work.path().join(format!("i{i}.def"));
+        std::fs::write(&def, format!("LIBRARY {name}\nEXPORTS\nimported_{i}\n")).unwrap();
+        run(Command::new("x86_64-w64-mingw32-dlltool")
+            .arg("-d")
+            .arg(&def)
+            .arg("-l")
+            .arg(work.path().join(format!("libi{i}.a"))));
+        source.push_str(&format!("extern int imported_{i}(void);\n"));
+        call.push_str(&format!(" + imported_{i}()"));
+        libs.push(format!("-li{i}"));
+    }
+    source.push_str(&format!("__declspec(dllexport) int entry(void) {{ return {call}; }}\n"));
+    let c = work.path().join("dll.c");
+    std::fs::write(&c, source).unwrap();
+    run(Command::new("x86_64-w64-mingw32-gcc")
+        .args(["-shared", "-o"])
+        .arg(out)
+        .arg(&c)
+        .arg(format!("-L{}", work.path().display()))
+        .args(&libs));
+    out.to_path_buf()
+}
+
+/// The win_amd64 wheel of `requirement` for CPython 3.11 from the package
+/// index (cached in cargo's temporary directory), unpacked into `site` as
+/// pip would, less what no probe reads: its DLLs and its METADATA.
+pub fn windows_wheel_unpacked(requirement: &str, site: &Path) {
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("windows-wheels")
+        .join(requirement.replace(['=', '<', '>'], "_"));
+    if !cache.read_dir().is_ok_and(|mut d| d.next().is_some()) {
+        run(Command::new(base_python())
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--platform",
+                "win_amd64",
+            ])
+            .args(["--python-version", "3.11", requirement, "-d"])
+            .arg(&cache)
+            .env("PIP_NO_CACHE_DIR", "1"));
+    }
+    let wheel = cache.read_dir().unwrap().next().unwrap().unwrap().path();
+    let unpack = "import sys, zipfile\n\
+                  z = zipfile.ZipFile(sys.argv[1])\n\
+                  z.extractall(sys.argv[2], [n for n in z.namelist() if n.endswith(('.dll', 'METADATA'))])\n";
+    run(Command::new(base_python()).args(["-c", unpack]).arg(&wheel).arg(site));
+}
+
 pub fn site_packages(env_python: &Path) -> PathBuf {
     let env = env_python.parent().unwrap().parent().unwrap();
     std::fs::read_dir(env.join("lib")).unwrap().next().unwrap().unwrap().path().join("site-packages")

@@ -242,22 +242,19 @@ fn find(soname: &str, object: &Path, d: &Dynamics, search: &SearchPath) -> Optio
     look(&mut search.defaults.iter().cloned()).map(|p| (p, "default directory"))
 }
 
-/// Unresolved sonames, with copies that exist elsewhere on the machine.
+/// Unresolved libraries, with copies that exist elsewhere on the machine:
+/// `find(dir, name)` is the copy of `name` in `dir`, if any.
 pub(crate) fn unresolved_with_hints(
     walk: &Walk,
     elsewhere: &[PathBuf],
-    listings: &Listings,
+    find: impl Fn(&Path, &str) -> Option<PathBuf>,
 ) -> Vec<Unresolved> {
     walk.unresolved
         .iter()
         .map(|(soname, needed_by)| Unresolved {
             soname: soname.clone(),
             needed_by: needed_by.clone(),
-            available_in: elsewhere
-                .iter()
-                .filter(|d| listings.has(d, soname))
-                .map(|d| d.join(soname))
-                .collect(),
+            available_in: elsewhere.iter().filter_map(|d| find(d, soname)).collect(),
         })
         .collect()
 }

@@ -13,6 +13,7 @@ pub mod elf;
 pub mod ldcache;
 pub mod libraries;
 pub mod nvml;
+pub mod pe;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -221,13 +222,38 @@ pub(crate) fn add_python_envs(
     elsewhere.extend(wheel_dirs);
     elsewhere.sort();
     elsewhere.dedup();
+    let system32 = host.windows_system_directory();
+    // PATH is Windows' own only on Windows; a Windows tree read from Linux has none.
+    let path: Vec<PathBuf> = match (&system32, host.env("PATH")) {
+        (Some(_), Some(p)) => distinct_dirs(std::env::split_paths(&p).filter(|d| !d.as_os_str().is_empty())),
+        _ => Vec::new(),
+    };
     for env in pythons {
+        let dlls = pe::DllSearch {
+            app_dirs: interpreter_dirs(host, env),
+            system: system32.clone(),
+            path: path.clone(),
+            listings: pe::Listings::default(),
+        };
         for site in &env.site_dirs {
             for (role, library) in link_targets(site, stack) {
-                nvidia.links.push(match elf::resolve(&library, &search) {
-                    Ok(walk) => LinkReport {
+                let walk = if pe::is_pe(&library) {
+                    pe::resolve(&library, &dlls).map(|w| {
+                        let unresolved =
+                            elf::unresolved_with_hints(&w, &elsewhere, |d, n| dlls.listings.find(d, n));
+                        (w, unresolved)
+                    })
+                } else {
+                    elf::resolve(&library, &search).map(|w| {
+                        let find = |d: &Path, n: &str| search.listings.has(d, n).then(|| d.join(n));
+                        let unresolved = elf::unresolved_with_hints(&w, &elsewhere, find);
+                        (w, unresolved)
+                    })
+                };
+                nvidia.links.push(match walk {
+                    Ok((walk, unresolved)) => LinkReport {
                         role: role.clone(),
-                        unresolved: elf::unresolved_with_hints(&walk, &elsewhere, &search.listings),
+                        unresolved,
                         resolved: walk.resolved,
                         library,
                         python: Some(env.label()),
@@ -250,10 +276,13 @@ pub(crate) fn add_python_envs(
 }
 
 /// `site-packages/nvidia/<lib>/lib` (CUDA 12 wheels), `nvidia/cu13/lib`
-/// (CUDA 13 wheels), `tensorrt_libs`, and torch's own `lib`.
+/// (CUDA 13 wheels), `tensorrt_libs`, and torch's own `lib`; on Windows
+/// `nvidia/<lib>/bin` and `nvidia/cu13/bin/x86_64`.
 fn wheel_library_dirs(site: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> =
-        glob_dirs(&site.join("nvidia"), "").into_iter().map(|d| d.join("lib")).collect();
+    let mut dirs: Vec<PathBuf> = glob_dirs(&site.join("nvidia"), "")
+        .into_iter()
+        .flat_map(|d| [d.join("lib"), d.join("bin"), d.join("bin").join("x86_64")])
+        .collect();
     dirs.push(site.join("tensorrt_libs"));
     dirs.push(site.join("torch/lib"));
     dirs.retain(|d| d.is_dir());
@@ -266,30 +295,52 @@ fn wheel_library_dirs(site: &Path) -> Vec<PathBuf> {
 fn link_targets(site: &Path, stack: &[StackPackage]) -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
     for lib in stack.iter().flat_map(|p| &p.libraries) {
-        let target = match lib.path.strip_suffix('*') {
-            None => Some(site.join(&lib.path)).filter(|p| p.is_file()),
-            Some(prefix) => {
-                let path = site.join(prefix);
-                let (dir, stem) = (path.parent().unwrap_or(site), path.file_name().and_then(|n| n.to_str()));
-                let mut matches: Vec<PathBuf> = crate::host::read_dir(dir)
-                    .map(|rd| {
-                        rd.filter_map(|e| e.ok().map(|e| e.path()))
-                            .filter(|p| {
-                                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                                stem.is_none_or(|s| name.starts_with(s)) && p.is_file()
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                matches.sort();
-                matches.into_iter().next()
-            }
-        };
+        let target =
+            [Some(&lib.path), lib.dll.as_ref()].into_iter().flatten().find_map(|p| first_match(site, p));
         if let Some(path) = target {
             out.push((lib.role.clone(), path));
         }
     }
     out
+}
+
+/// The file at `path` under `site`, or with a trailing `*` the first file
+/// (by name) whose name starts with what precedes it.
+fn first_match(site: &Path, path: &str) -> Option<PathBuf> {
+    let Some(prefix) = path.strip_suffix('*') else {
+        return Some(site.join(path)).filter(|p| p.is_file());
+    };
+    let path = site.join(prefix);
+    let (dir, stem) = (path.parent().unwrap_or(site), path.file_name().and_then(|n| n.to_str()));
+    let mut matches: Vec<PathBuf> = crate::host::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                    stem.is_none_or(|s| name.starts_with(s)) && p.is_file()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    matches.sort();
+    matches.into_iter().next()
+}
+
+/// The folders Windows' loader treats as the application's for a Python
+/// process: the interpreter's own, and for a venv (whose `python.exe`
+/// starts its base interpreter) the base's, `home` in `pyvenv.cfg`.
+fn interpreter_dirs(host: &Host, env: &PythonEnv) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = env.executable.parent().map(Path::to_path_buf).into_iter().collect();
+    if let Some(root) = crate::probe::python::discovery::venv_root(&env.executable) {
+        let cfg = crate::host::read_text(&root.join("pyvenv.cfg"), FileKind::System).unwrap_or_default();
+        let home = cfg.lines().find_map(|l| {
+            let (k, v) = l.split_once('=')?;
+            (k.trim() == "home").then(|| PathBuf::from(v.trim()))
+        });
+        dirs.extend(home.filter(|h| !h.as_os_str().is_empty()));
+    }
+    let _ = host;
+    dirs
 }
 
 fn glob_dirs(parent: &Path, prefix: &str) -> Vec<PathBuf> {
