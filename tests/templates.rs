@@ -141,6 +141,32 @@ fn the_action_installs_a_checked_release_and_passes_each_argument_whole() {
     assert!(std::fs::read_to_string(&summary).unwrap().contains("## onnx-doctor report"));
 }
 
+/// On a Windows runner (Git's bash) the action fetches the release's .exe
+/// and runs it as onnx-doctor.exe; here the Linux binary stands in for it
+/// under that name, so both steps run as written.
+#[test]
+fn on_a_windows_runner_the_action_installs_and_runs_the_exe() {
+    let release = tempfile::tempdir().unwrap();
+    let file = "onnx-doctor-9.9.9-x86_64-windows.exe";
+    std::fs::copy(assert_cmd::cargo::cargo_bin("onnx-doctor"), release.path().join(file)).unwrap();
+    let sums = Command::new("sha256sum").arg(file).current_dir(release.path()).output().unwrap();
+    std::fs::write(release.path().join("SHA256SUMS"), &sums.stdout).unwrap();
+    let url = format!("file://{}", release.path().display());
+    let home = tempfile::tempdir().unwrap();
+    let install = [("RELEASE_URL", url.as_str()), ("VERSION", "9.9.9"), ("RUNNER_OS", "Windows")];
+    let out = run_step("Install onnx-doctor", home.path(), &install);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bin = home.path().join(".cache/onnx-doctor/bin");
+    assert!(bin.join("onnx-doctor.exe").is_file() && !bin.join("onnx-doctor").exists());
+    let env = tempfile::tempdir().unwrap();
+    let python = support::metadata_env(env.path(), "3.11.9", &["numpy-1.26.4"]);
+    let run =
+        [("PYTHON_INPUT", python.to_str().unwrap()), ("ARGS_INPUT", "--fast\n"), ("RUNNER_OS", "Windows")];
+    let out = run_step("Run onnx-doctor", home.path(), &run);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("::notice title=onnx-doctor::0 errors"));
+}
+
 #[test]
 fn the_release_and_install_scripts_pass_shellcheck() {
     let scripts: Vec<PathBuf> = ["scripts/release", "scripts/cross-test", "install/install.sh", ".ci/run"]
