@@ -2,7 +2,6 @@
 # exporter (dynamo=False where torch has it): each block is what a user
 # would paste. On the GPU machine: python bench/export_errors.py > out.txt,
 # then each block through `onnx-doctor diagnose -`.
-# and prints each failure's warnings and error, one block per case.
 import io, sys, warnings, contextlib, traceback
 import torch, torch.nn as nn, torch.nn.functional as F
 print("torch", torch.__version__)

@@ -872,6 +872,32 @@ fn a_release_the_package_index_never_served_is_not_pinned() {
     assert!(fixes[0].as_str().unwrap().contains("\"onnxruntime~=1.6.0\""), "{fixes}");
 }
 
+/// "Illegal instruction" kills Python without a traceback. On a Jetson
+/// (named by its board alone) numpy's OpenBLAS is the likely cause and the
+/// first fix; on x86_64 that cause is ruled out and what is left says how
+/// to find the module.
+#[test]
+fn an_illegal_instruction_on_a_jetson_is_numpys_openblas_first() {
+    // (confirm, fix) of each likely cause, most likely first.
+    let causes = |text: &str| {
+        let (code, r) = diagnose_stdin(text);
+        assert_eq!(code, 0, "a note never fails a build");
+        finding(&r, "likely-illegal-instruction")["likely"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| (l["confirm"].as_str().unwrap().to_string(), l["fix"].as_str().unwrap().to_string()))
+            .collect::<Vec<_>>()
+    };
+    let jetson =
+        causes("On my Jetson Nano, python3 -c 'import torch' prints\nIllegal instruction (core dumped)\n");
+    assert!(jetson[0].0.starts_with("OPENBLAS_CORETYPE=ARMV8 python3"), "{jetson:?}");
+    assert!(jetson[0].1.starts_with("export OPENBLAS_CORETYPE=ARMV8"), "{jetson:?}");
+    let x86 = causes("- Arch: x86_64\nIllegal instruction (core dumped)\n");
+    assert_eq!(x86.len(), 1, "{x86:?}");
+    assert!(x86[0].0.starts_with("export PYTHONFAULTHANDLER=1"), "{x86:?}");
+}
+
 /// The exporter history answers with what the user lacks: the torch when
 /// theirs is older than the first that exports the operator, else only
 /// the opset; an operator every torch exports needs no upgrade.

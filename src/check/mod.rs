@@ -323,6 +323,15 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
             && !likely.is_empty()
         {
             f.likely = likely_causes(likely, snapshot, matrix);
+            // The facts rule out every cause the matrix knows: nothing to say.
+            if f.likely.is_empty() {
+                j.outcomes.push(RuleOutcome {
+                    code: rule.code.clone(),
+                    subject: None,
+                    outcome: Outcome::NotApplicable,
+                });
+                continue;
+            }
             // The commands that tell the causes apart come first.
             let mut fixes: Vec<String> = f.likely.iter().map(|l| l.confirm.clone()).collect();
             fixes.dedup();

@@ -303,11 +303,18 @@ pub(crate) fn platform(line: &str, c: &mut Collector) {
         )
         .unwrap()
     });
+    // A Jetson board named without its JetPack: the machine is still an
+    // aarch64 one.
+    static BOARD: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)\bjetson[\s_-]*(?:nano|tx1|tx2|xavier|agx|orin|thor)\b").unwrap());
     // Most lines name no platform: one literal search rules them out.
     static NAMED: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"(?i)ngc|nvidia/|jet ?pack|l4t|REVISION").unwrap());
+        LazyLock::new(|| Regex::new(r"(?i)ngc|nvidia/|jet ?pack|l4t|REVISION|jetson").unwrap());
     if !NAMED.is_match(line) {
         return;
+    }
+    if BOARD.is_match(line) {
+        c.guess(Key::Arch, "aarch64");
     }
     if let Some(m) = NGC.captures(line) {
         let release = m.get(2).or(m.get(3)).map_or("", |r| r.as_str());

@@ -40,6 +40,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "ONNX export of cumsum in opset 11 succeeded",
     ),
     (
+        "likely-illegal-instruction",
+        "Illegal instruction (core dumped)",
+        "the illegal-instruction handler of the emulator was rewritten",
+    ),
+    (
         "error-onnx-export-index-put",
         "RuntimeError: Unsupported: ONNX export of index_put in opset 9. Please try opset version 11.",
         "data[index] = new_data exported fine with index_put at opset 11",
