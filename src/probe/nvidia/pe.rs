@@ -9,8 +9,9 @@
 //! because onnxruntime loads its providers with the altered search path,
 //! which keeps it; Python's own extension imports do not, so this order
 //! can call a DLL found that an import would miss, never the reverse: a
-//! false alarm costs more than a miss. API sets (`api-ms-win-*`) and the
-//! DLLs every Windows ships are not searched, like the C library on Linux.
+//! false alarm costs more than a miss. API sets (`api-ms-win-*`), the DLLs
+//! every Windows ships and the Visual C++ runtime are not searched, like
+//! the C library on Linux.
 //! Only the headers, the import tables and their names are read, so a
 //! 200 MB `onnxruntime_providers_cuda.dll` costs a few kilobytes.
 
@@ -213,9 +214,7 @@ fn is_api_set(name: &str) -> bool {
 }
 
 /// DLLs that every Windows ships in System32 (the loader's KnownDLLs and
-/// their kin): not searched, like the C library on Linux. The Visual C++
-/// runtime (`msvcp140.dll`, `vcruntime140.dll`) is not among them: it
-/// comes with an installer, and is searched like any other.
+/// their kin): not searched, like the C library on Linux.
 fn ships_with_windows(name: &str) -> bool {
     const SYSTEM: &[&str] = &[
         "advapi32",
@@ -268,7 +267,9 @@ fn ships_with_windows(name: &str) -> bool {
 }
 
 /// The Visual C++ runtime's DLLs: installed into System32 by Microsoft's
-/// redistributable (or shipped beside an application).
+/// redistributable (or shipped beside an application). Not judged yet: a
+/// missing one needs the redistributable, not a wheel, and no finding says
+/// that yet, so none is reported rather than one with the wrong fix.
 fn is_vc_runtime(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     ["msvcp140", "vcruntime140", "concrt140", "vcomp140"].iter().any(|p| n.starts_with(p))
@@ -286,12 +287,9 @@ pub(crate) fn resolve(root: &Path, search: &DllSearch) -> Result<Walk, String> {
         visited += 1;
         let own_dir = object.parent().unwrap_or(Path::new("."));
         for name in imports {
-            // Without System32 (a Windows tree read from elsewhere) the
-            // Visual C++ runtime cannot be judged.
-            let unjudged = search.system.is_none() && is_vc_runtime(&name);
             if is_api_set(&name)
                 || ships_with_windows(&name)
-                || unjudged
+                || is_vc_runtime(&name)
                 || !seen.insert(name.to_ascii_lowercase())
             {
                 continue;
@@ -353,7 +351,7 @@ mod tests {
     fn system_dlls_and_api_sets_are_not_searched() {
         assert!(is_api_set("api-ms-win-crt-runtime-l1-1-0.dll"));
         assert!(ships_with_windows("KERNEL32.dll"));
-        assert!(!ships_with_windows("MSVCP140.dll"));
+        assert!(!ships_with_windows("MSVCP140.dll") && is_vc_runtime("MSVCP140_ATOMIC_WAIT.dll"));
         assert!(!ships_with_windows("cublasLt64_12.dll"));
     }
 }
