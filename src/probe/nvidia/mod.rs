@@ -230,7 +230,7 @@ pub(crate) fn add_python_envs(
     };
     for env in pythons {
         let dlls = pe::DllSearch {
-            app_dirs: interpreter_dirs(host, env),
+            app_dirs: interpreter_dirs(env),
             system: system32.clone(),
             path: path.clone(),
             listings: pe::Listings::default(),
@@ -329,7 +329,7 @@ fn first_match(site: &Path, path: &str) -> Option<PathBuf> {
 /// The folders Windows' loader treats as the application's for a Python
 /// process: the interpreter's own, and for a venv (whose `python.exe`
 /// starts its base interpreter) the base's, `home` in `pyvenv.cfg`.
-fn interpreter_dirs(host: &Host, env: &PythonEnv) -> Vec<PathBuf> {
+fn interpreter_dirs(env: &PythonEnv) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = env.executable.parent().map(Path::to_path_buf).into_iter().collect();
     if let Some(root) = crate::probe::python::discovery::venv_root(&env.executable) {
         let cfg = crate::host::read_text(&root.join("pyvenv.cfg"), FileKind::System).unwrap_or_default();
@@ -339,7 +339,6 @@ fn interpreter_dirs(host: &Host, env: &PythonEnv) -> Vec<PathBuf> {
         });
         dirs.extend(home.filter(|h| !h.as_os_str().is_empty()));
     }
-    let _ = host;
     dirs
 }
 
