@@ -18,7 +18,7 @@ use serde_saphyr::Spanned;
 use sha2::{Digest, Sha256};
 
 use super::{
-    BuiltinCheck, Clause, Component, Cond, Condition, Matrix, Origin, Row, Rule, RuleKind, Severity,
+    BuiltinCheck, Cause, Clause, Component, Cond, Condition, Matrix, Origin, Row, Rule, RuleKind, Severity,
     StackLibrary, StackPackage, Table,
 };
 use crate::version::Ver;
@@ -262,6 +262,8 @@ struct RawRule {
     aten: Option<String>,
     #[serde(default)]
     supersedes: Vec<String>,
+    #[serde(default)]
+    cause: Cause,
     /// A symptom's likely causes, most likely first (signature rules).
     #[serde(default)]
     likely: Vec<Spanned<RawLikely>>,
@@ -1197,6 +1199,7 @@ fn convert_rule(e: &mut Errors<'_>, r: Spanned<RawRule>, origin: Origin) -> Opti
         sources: raw.sources.into_iter().map(|s| s.value).collect(),
         since: raw.since.map(|s| s.value),
         supersedes: raw.supersedes,
+        cause: raw.cause,
         kind,
         origin,
     };

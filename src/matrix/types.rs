@@ -538,8 +538,23 @@ pub struct Rule {
     /// Rules whose findings this rule's finding replaces: a runtime's own
     /// answer (a trial) over the matrix's prediction of it.
     pub supersedes: Vec<String>,
+    /// Where the problem a finding names lies: the installation (the
+    /// default) or the model and the code around it.
+    pub cause: Cause,
     pub kind: RuleKind,
     pub origin: Origin,
+}
+
+/// What a rule's finding blames.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// A version, a build, a missing library, the driver: what is installed.
+    #[default]
+    Environment,
+    /// The model, or the code that exports or runs it: what the installation
+    /// is not at fault for, though a newer release may accept it.
+    Model,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
