@@ -29,6 +29,9 @@ Examples:
     onnx-doctor report -o report.md       (redacted, to attach)
     onnx-doctor diagnose ticket.txt       (collect_env, pip list, nvidia-smi,
                                            a traceback, a report: any mix)
+    onnx-doctor diagnose ticket.txt --reply
+                                          (a Markdown reply to its reporter; exit 1
+                                           when there is one to post)
 
   A model, against what is installed or the releases you deploy on
     onnx-doctor model model.onnx --target onnxruntime==VERSION
@@ -79,6 +82,12 @@ pub enum Command {
     Diagnose {
         /// The file to read; `-` or nothing reads standard input.
         input: Option<PathBuf>,
+        /// Write a short Markdown reply to the ticket's reporter instead of a report (for a triage bot): what
+        /// was found, the commands that fix it, what to paste back. Only findings at or above --fail-on, or
+        /// a recognised symptom, make a reply; exit 1 when there is one to post, 0 (writing nothing) when
+        /// there is not.
+        #[arg(long, conflicts_with_all = ["format", "verbose", "quiet"])]
+        reply: bool,
         #[command(flatten)]
         judge: JudgeArgs,
         #[command(flatten)]
@@ -272,9 +281,12 @@ impl Cli {
         match &self.command {
             None => check(&mut o, &self.check),
             Some(Command::Check(c)) => check(&mut o, c),
-            Some(Command::Diagnose { judge, output, .. }) => {
+            Some(Command::Diagnose { judge, output, reply, .. }) => {
                 o.judge = judge.clone();
                 o.output = output.clone();
+                if *reply {
+                    o.output.format = Format::Reply;
+                }
             }
             Some(Command::Report { probe, judge, output, no_redact }) => {
                 o.probe = probe.clone();
@@ -333,6 +345,9 @@ pub enum Format {
     Github,
     /// JUnit XML: one test case per rule evaluated, a failure per finding.
     Junit,
+    /// `diagnose --reply`: a Markdown reply to a ticket's reporter.
+    #[value(skip)]
+    Reply,
 }
 
 /// What `fleet` writes.
@@ -406,6 +421,15 @@ mod tests {
         assert_eq!(o.probe.timeout, 30.0);
         let cli = Cli::try_parse_from(["onnx-doctor", "--fast", "-v"]).unwrap();
         assert!(cli.options().probe.fast && cli.options().output.verbose);
+        let cli =
+            Cli::try_parse_from(["onnx-doctor", "diagnose", "t.txt", "--reply", "--fail-on", "warning"])
+                .unwrap();
+        assert_eq!(cli.options().output.format, Format::Reply);
+        assert!(Cli::try_parse_from(["onnx-doctor", "diagnose", "--reply", "--format", "json"]).is_err());
+        assert!(
+            Cli::try_parse_from(["onnx-doctor", "--format", "reply"]).is_err(),
+            "a reply is diagnose's alone"
+        );
         let cli = Cli::try_parse_from(["onnx-doctor", "report", "--no-redact"]).unwrap();
         assert_eq!(cli.options().output.format, Format::Markdown);
     }

@@ -87,6 +87,45 @@ pub(crate) fn markdown_text(s: &str) -> String {
     out
 }
 
+/// Prose for a reply posted on a public tracker, where it notifies and
+/// links: [`markdown_text`] on one line, every Markdown punctuation mark
+/// backslash-escaped (no emphasis, link or list a value could open), and a
+/// word joiner (U+2060) breaking what GitHub would turn into a mention
+/// (`@user`), an issue reference (`#123`, `GH-123`) or a bare link
+/// (`https://…`, `www.…`). The reader sees the same characters.
+pub(crate) fn reply_text(s: &str) -> String {
+    const JOINER: char = '\u{2060}';
+    let flat = visible(s).replace(['\n', '\t'], " ");
+    let chars: Vec<char> = flat.chars().collect();
+    let mut out = String::with_capacity(flat.len() + 16);
+    for (i, &c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied();
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '#' | '+' | '-' | '!' | '|'
+            | '~' | '$' | '^' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+        let breaks = match c {
+            '@' | '#' => next.is_some_and(|n| n.is_alphanumeric()),
+            // `GH-123`: the joiner goes after the H, before the escaped dash.
+            'H' => i > 0 && chars[i - 1] == 'G' && next == Some('-'),
+            ':' => next == Some('/') && chars.get(i + 2) == Some(&'/'),
+            'w' => i >= 2 && chars[i - 2..i] == ['w', 'w'] && next == Some('.'),
+            _ => false,
+        };
+        if breaks {
+            out.push(JOINER);
+        }
+    }
+    out
+}
+
 /// A Markdown table cell: [`markdown_text`] on one line, `|` escaped.
 pub(crate) fn markdown_cell(s: &str) -> String {
     markdown_text(s).replace('|', "\\|").replace('\n', " ")
@@ -158,6 +197,16 @@ mod tests {
         let inert = json_text(&raw);
         assert_eq!(inert, r#""a\u009b\uffffb""#);
         assert_eq!(serde_json::from_str::<String>(&inert).unwrap(), "a\u{9b}\u{ffff}b");
+    }
+
+    #[test]
+    fn a_reply_mentions_links_and_marks_up_nothing() {
+        let j = '\u{2060}';
+        assert_eq!(reply_text("@octocat"), format!("@{j}octocat"));
+        assert_eq!(reply_text("see #12 and GH-3"), format!("see \\#{j}12 and GH{j}\\-3"));
+        assert_eq!(reply_text("https://x.y www.z.w"), format!("https:{j}//x.y www{j}.z.w"));
+        assert_eq!(reply_text("[a](b) *c* <img>\nd"), "\\[a\\]\\(b\\) \\*c\\* &lt;img&gt; d");
+        assert_eq!(reply_text("a@ b# c"), "a@ b\\# c");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::exit;
 use crate::host::{self, FileKind, Host};
 use crate::matrix::{Matrix, Overlay};
 use crate::probe::{ProbeOptions, probe};
-use crate::report::{Report, catalog, ci, markdown, redact::Redactor, text};
+use crate::report::{Report, catalog, ci, markdown, redact::Redactor, reply, text};
 use crate::snapshot::{ProbeMode, Snapshot, normalize_name};
 use crate::version::Ver;
 
@@ -98,7 +98,7 @@ pub fn run(cli: Cli) -> Result<u8, AppError> {
             }
             // JUnit holds one report; several environments are judged as one there.
             let envs = match s.format {
-                Format::Junit => Vec::new(),
+                Format::Junit | Format::Reply => Vec::new(),
                 _ => crate::import::import_environments(&text, &matrix),
             };
             if envs.len() > 1 {
@@ -476,7 +476,7 @@ fn judged(
     let redactor = s.redacts(format).then(|| identity.redactor(&snapshot));
     let judgement = check(&snapshot, matrix);
     let report = Report::new(snapshot, matrix, judgement).with_today(today());
-    let code = report.exit_code(s.fail_on);
+    let mut code = report.exit_code(s.fail_on);
     // Secrets go before any renderer sees the report: a value is found as it
     // is, not as JSON or Markdown escaped it.
     let report = match &redactor {
@@ -491,6 +491,17 @@ fn judged(
         Format::Markdown => markdown::render(&report, matrix, code),
         Format::Github => ci::github(&report),
         Format::Junit => ci::junit(&report, s.fail_on),
+        // Exit 1 exactly when there is a reply to post.
+        Format::Reply => match reply::render(&report, matrix, s.fail_on) {
+            Some(reply) => {
+                code = crate::exit::FINDINGS;
+                reply
+            }
+            None => {
+                code = crate::exit::OK;
+                String::new()
+            }
+        },
         Format::Text => {
             let verbose_command = verbose_command(std::env::args_os().skip(1));
             let look = text::Look {
@@ -532,7 +543,9 @@ fn verbose_command(args: impl Iterator<Item = std::ffi::OsString>) -> String {
 /// and escapes every value inside them; JSON has no line a value starts.
 fn inert(format: Format, rendered: String) -> String {
     match format {
-        Format::Text | Format::Markdown | Format::Junit => crate::escape::no_commands(&rendered).into_owned(),
+        Format::Text | Format::Markdown | Format::Junit | Format::Reply => {
+            crate::escape::no_commands(&rendered).into_owned()
+        }
         Format::Github | Format::Json => rendered,
     }
 }
@@ -557,7 +570,8 @@ fn judge_environments(
         match s.format {
             Format::Json => {}
             Format::Markdown => out.push_str(&format!("## {where_}\n\n{rendered}\n")),
-            Format::Github | Format::Junit => out.push_str(&rendered),
+            // Neither splits a paste: one report, one reply.
+            Format::Github | Format::Junit | Format::Reply => out.push_str(&rendered),
             Format::Text => out.push_str(&format!("== {where_} ==\n{rendered}\n")),
         }
         // The JSON of this environment, for the output or for --json.

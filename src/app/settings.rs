@@ -107,7 +107,7 @@ impl Settings {
     /// Whether to redact a report rendered in `format`: Markdown is meant
     /// for public tickets, so it is redacted unless asked not to be.
     pub(crate) fn redacts(&self, format: Format) -> bool {
-        self.redact.unwrap_or(format == Format::Markdown)
+        self.redact.unwrap_or(matches!(format, Format::Markdown | Format::Reply))
     }
 }
 

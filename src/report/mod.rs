@@ -11,6 +11,7 @@ pub mod ci;
 pub mod markdown;
 mod overview;
 pub mod redact;
+pub mod reply;
 pub mod text;
 
 pub use overview::{Fold, Line, Section, Status, overview};
