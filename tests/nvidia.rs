@@ -492,6 +492,71 @@ fn a_windows_cuda_provider_whose_cublas_is_nowhere_names_the_wheel_that_ships_it
     assert!(!f["fixes"].to_string().contains("LD_LIBRARY_PATH"), "{f:#}");
 }
 
+/// The Visual C++ runtime, judged the way Windows would load it for a
+/// Windows drive read from here (`--root`): none in System32, one older
+/// than the toolset that linked the provider, then a new enough one.
+#[test]
+fn a_windows_provider_is_judged_against_the_visual_cpp_runtime_windows_would_load() {
+    let t = tempfile::tempdir().unwrap();
+    let drive = t.path().join("c");
+    let system32 = drive.join("Windows/System32");
+    std::fs::create_dir_all(&system32).unwrap();
+    let env = windows_metadata_env(&drive.join("env"), &["onnxruntime_gpu-1.20.1"]);
+    let capi = env.join("Lib/site-packages/onnxruntime/capi");
+    mingw_dll(&capi.join("onnxruntime_providers_shared.dll"), &["KERNEL32.dll"]);
+    let provider = mingw_dll(
+        &capi.join("onnxruntime_providers_cuda.dll"),
+        &["onnxruntime_providers_shared.dll", "MSVCP140.dll", "VCRUNTIME140.dll", "VCRUNTIME140_1.dll"],
+    );
+    set_linker_version(&provider, (14, 42));
+    let root = drive.to_str().unwrap();
+    let nowhere = t.path().join("nvml.dll");
+
+    let (code, report) = check(&nowhere, &env, &["--root", root]);
+    assert_eq!(code, 1, "{:#}", report["findings"]);
+    let f = finding(&report, "vc-runtime-missing");
+    assert!(
+        f["message"].as_str().unwrap().starts_with(
+            "Windows would not find MSVCP140.dll, VCRUNTIME140.dll, VCRUNTIME140_1.dll of the Microsoft Visual C++ runtime, imported by /"
+        ),
+        "{f:#}"
+    );
+    assert!(
+        f["fixes"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("winget install --exact --id Microsoft.VCRedist.2015+.x64")
+    );
+    assert!(f["components"].as_array().unwrap().iter().any(|c| c == "onnxruntime"), "{f:#}");
+
+    // An old runtime in System32 (as an application that copies its own leaves it).
+    for dll in ["msvcp140.dll", "vcruntime140.dll", "vcruntime140_1.dll"] {
+        mingw_versioned_dll(&system32.join(dll), "14.34.31931.0");
+    }
+    let (_, report) = check(&nowhere, &env, &["--root", root]);
+    assert!(!finding_codes(&report).contains(&"vc-runtime-missing".to_string()));
+    let f = finding(&report, "vc-runtime-older-than-build");
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(
+        f["message"],
+        "MSVCP140.dll is 14.34.31931.0, older than the 14.42 toolset that built onnxruntime_providers_cuda.dll"
+    );
+    let vc = &nvidia(&report)["links"][0]["vc_runtime"];
+    assert_eq!(vc["built_with"], "14.42", "{vc:#}");
+
+    // The runtime updated: nothing to say.
+    for dll in ["msvcp140.dll", "vcruntime140.dll", "vcruntime140_1.dll"] {
+        mingw_versioned_dll(&system32.join(dll), "14.44.35211.0");
+    }
+    let (_, report) = check(&nowhere, &env, &["--root", root]);
+    let codes = finding_codes(&report);
+    assert!(!codes.iter().any(|c| c.starts_with("vc-runtime")), "{codes:?}");
+
+    // Read from Linux with no Windows drive given, the runtime is not judged.
+    let (_, report) = check(&nowhere, &env, &[]);
+    assert!(nvidia(&report)["links"][0].get("vc_runtime").is_none());
+}
+
 /// The real onnxruntime-gpu Windows wheel, read as it is: its CUDA
 /// provider imports cuBLAS 13's DLLs, which no environment without
 /// NVIDIA's wheels has, and the fix is the CUDA 13 wheel that ships them.
@@ -509,6 +574,20 @@ fn the_real_onnxruntime_gpu_windows_wheel_names_the_cuda_dlls_it_lacks() {
     assert_eq!(missing, ["cublasLt64_13.dll", "cublas64_13.dll"], "{provider:#}");
     let f = finding(&report, "onnxruntime-provider-cannot-load");
     assert!(f["fixes"][0].as_str().unwrap().contains(" -m pip install \"nvidia-cublas\"   #"), "{f:#}");
+
+    // Its DLLs name the toolset that linked them (Visual Studio 2022) and
+    // the Visual C++ runtime they import, which an empty System32 lacks.
+    std::fs::create_dir_all(t.path().join("Windows/System32")).unwrap();
+    let (_, report) = check(&t.path().join("nvml.dll"), &env, &["--root", t.path().to_str().unwrap()]);
+    let links = nvidia(&report)["links"].as_array().unwrap();
+    let provider = links.iter().find(|l| l["role"] == "onnxruntime-cuda-provider").unwrap();
+    let vc = &provider["vc_runtime"];
+    let built: Vec<u32> = vc["built_with"].as_str().unwrap().split('.').map(|p| p.parse().unwrap()).collect();
+    assert!(built[0] == 14 && built[1] >= 30, "{vc:#}");
+    let dlls: Vec<&str> =
+        vc["dlls"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
+    assert!(dlls.contains(&"MSVCP140.dll") && dlls.contains(&"VCRUNTIME140_1.dll"), "{dlls:?}");
+    assert!(finding_codes(&report).contains(&"vc-runtime-missing".to_string()));
 }
 
 /// `readelf -d` as an independent oracle: the provider's DT_NEEDED entries

@@ -431,10 +431,11 @@ fn the_providers_dlls_are_found_on_path_as_windows_would_find_them() {
     let site = env.join("Lib/site-packages");
     let capi = site.join("onnxruntime/capi");
     mingw_dll(&capi.join("onnxruntime_providers_shared.dll"), &["KERNEL32.dll"]);
-    mingw_dll(
+    let provider = mingw_dll(
         &capi.join("onnxruntime_providers_cuda.dll"),
-        &["cublasLt64_12.dll", "cublas64_12.dll", "onnxruntime_providers_shared.dll"],
+        &["cublasLt64_12.dll", "cublas64_12.dll", "onnxruntime_providers_shared.dll", "MSVCP140.dll"],
     );
+    set_linker_version(&provider, (14, 44));
     let bin = site.join("nvidia/cublas/bin");
     mingw_dll(&bin.join("cublasLt64_12.dll"), &["KERNEL32.dll"]);
     mingw_dll(&bin.join("cublas64_12.dll"), &["cublasLt64_12.dll"]);
@@ -443,6 +444,13 @@ fn the_providers_dlls_are_found_on_path_as_windows_would_find_them() {
     let report = json_of(&run_windows(&exe, &args));
     let found = codes(&report);
     assert!(found.contains(&("onnxruntime-provider-needs-preload".into(), "warning".into())), "{found:?}");
+    // The Visual C++ runtime, from the System32 Windows reports (wine's
+    // carries no version resource, so only its presence is judged).
+    let vc = &report["snapshot"]["nvidia"]["found"]["links"][0]["vc_runtime"];
+    assert_eq!(vc["built_with"], "14.44", "{vc:#}");
+    let msvcp = vc["dlls"][0]["path"].as_str().unwrap().to_lowercase();
+    assert!(msvcp.ends_with("\\system32\\msvcp140.dll"), "{vc:#}");
+    assert!(!found.iter().any(|(c, _)| c.starts_with("vc-runtime")), "{found:?}");
     let f = finding(&report, "onnxruntime-provider-needs-preload");
     assert!(
         f["fixes"].to_string().contains(&format!("$env:PATH = '{};'", win(&bin)).replace('\\', "\\\\")),

@@ -218,6 +218,100 @@ impl EnvChecks<'_> {
         }
     }
 
+    /// On Windows, the Visual C++ runtime the GPU libraries' DLLs import:
+    /// one Windows would not find, or one older than the newest toolset
+    /// that built them (Microsoft supports only a runtime at least that
+    /// new). One finding of each per environment, whatever the libraries.
+    fn vc_runtime(&mut self) {
+        let Probed::Found(nvidia) = &self.snapshot.nvidia else { return };
+        let label = self.env.label();
+        let links: Vec<&LinkReport> = nvidia
+            .links
+            .iter()
+            .filter(|l| l.python.as_deref() == Some(label.as_str()) && l.vc_runtime.is_some())
+            .collect();
+        if links.is_empty() {
+            return;
+        }
+        let components: Vec<Component> = links
+            .iter()
+            .filter_map(|link| {
+                self.matrix.stack.iter().find(|p| p.libraries.iter().any(|l| l.role == link.role))
+            })
+            .map(|p| p.component.clone())
+            .collect();
+        let with_components = |mut f: Finding| {
+            add_component(&mut f, Component::SYSTEM);
+            for c in &components {
+                add_component(&mut f, c.clone());
+            }
+            f
+        };
+        let major_minor = |v: &Ver| v.release().get(..2).map(<[u64]>::to_vec);
+
+        let rule = self.matrix.builtin(BuiltinCheck::VcRuntimeMissing);
+        let (mut needing, mut missing, mut evidence) = (Vec::new(), Vec::<&str>::new(), Vec::new());
+        for link in &links {
+            let vc = link.vc_runtime.as_ref().expect("filtered");
+            let absent: Vec<&str> =
+                vc.dlls.iter().filter(|d| d.path.is_none()).map(|d| d.name.as_str()).collect();
+            if absent.is_empty() {
+                continue;
+            }
+            needing.push(link.library.display().to_string());
+            evidence.push(format!("{} imports {}", vc.built.display(), absent.join(", ")));
+            for name in absent {
+                if !missing.iter().any(|m| m.eq_ignore_ascii_case(name)) {
+                    missing.push(name);
+                }
+            }
+        }
+        if missing.is_empty() {
+            self.record(&rule.code, Outcome::Passed);
+        } else {
+            let mut f =
+                self.finding(rule, &[("library", needing.join(" and ")), ("dlls", missing.join(", "))]);
+            f.evidence = evidence;
+            self.fire(with_components(f));
+        }
+
+        // The newest toolset among the libraries, against each runtime DLL found.
+        let rule = self.matrix.builtin(BuiltinCheck::VcRuntimeOlderThanBuild);
+        let newest = links
+            .iter()
+            .filter_map(|l| l.vc_runtime.as_ref())
+            .max_by_key(|vc| major_minor(&vc.built_with))
+            .expect("links hold a runtime");
+        let Some(built) = major_minor(&newest.built_with) else { return };
+        let older = links.iter().flat_map(|l| &l.vc_runtime.as_ref().expect("filtered").dlls).find(|d| {
+            d.path.is_some() && d.version.as_ref().and_then(major_minor).is_some_and(|have| have < built)
+        });
+        let Some(dll) = older else {
+            self.record(&rule.code, Outcome::Passed);
+            return;
+        };
+        let path = dll.path.as_deref().map_or_else(String::new, |p| p.display().to_string());
+        let version = dll.version.as_ref().map_or_else(String::new, |v| v.raw().to_string());
+        let built_file =
+            newest.built.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let mut f = self.finding(
+            rule,
+            &[
+                ("dll", dll.name.clone()),
+                ("dll_path", path.clone()),
+                ("version", version.clone()),
+                ("built", built_file),
+                ("built_with", newest.built_with.raw().to_string()),
+            ],
+        );
+        f.evidence = vec![format!(
+            "{} was linked by the {} toolset; Windows would load {path}, version {version}",
+            newest.built.display(),
+            newest.built_with.raw()
+        )];
+        self.fire(with_components(f));
+    }
+
     /// Second copies of watched packages further down sys.path.
     fn shadowed_distributions(&mut self, dists: &[crate::snapshot::Distribution]) {
         let rule = self.matrix.builtin(BuiltinCheck::DistributionShadowed);
@@ -380,6 +474,7 @@ pub(super) fn check_env(
     c.imports();
     c.local_shadowing();
     c.links();
+    c.vc_runtime();
     if let Probed::Found(dists) = &env.distributions {
         c.shadowed_distributions(dists);
     }

@@ -238,6 +238,16 @@ impl Host {
         sys::system_directory()
     }
 
+    /// The System32 folder of a Windows drive given as the root
+    /// (`--root /mnt/c`, a wine prefix's `drive_c`) when the doctor runs
+    /// elsewhere: what that Windows would load its DLLs from.
+    pub(crate) fn mounted_windows_system_directory(&self) -> Option<PathBuf> {
+        if self.root == Path::new("/") {
+            return None;
+        }
+        ["Windows/System32", "windows/system32"].into_iter().map(|d| self.system_path(d)).find(|d| d.is_dir())
+    }
+
     /// Where a system path (`/etc/os-release`) lives under the root.
     pub(crate) fn system_path(&self, path: &str) -> PathBuf {
         self.root.join(path.trim_start_matches('/'))

@@ -29,6 +29,8 @@ pub(crate) enum BuiltinCheck {
     TensorrtSeveralVersions,
     PastedFactsConflict,
     ExpectationNotMet,
+    VcRuntimeMissing,
+    VcRuntimeOlderThanBuild,
 }
 
 impl BuiltinCheck {
@@ -45,6 +47,8 @@ impl BuiltinCheck {
         Self::TensorrtSeveralVersions,
         Self::PastedFactsConflict,
         Self::ExpectationNotMet,
+        Self::VcRuntimeMissing,
+        Self::VcRuntimeOlderThanBuild,
     ];
 
     pub(crate) fn code(self) -> &'static str {
@@ -61,6 +65,8 @@ impl BuiltinCheck {
             Self::TensorrtSeveralVersions => "tensorrt-several-versions",
             Self::PastedFactsConflict => "pasted-facts-conflict",
             Self::ExpectationNotMet => "expectation-not-met",
+            Self::VcRuntimeMissing => "vc-runtime-missing",
+            Self::VcRuntimeOlderThanBuild => "vc-runtime-older-than-build",
         }
     }
 }

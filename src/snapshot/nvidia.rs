@@ -201,6 +201,33 @@ pub struct LinkReport {
     pub resolved: Vec<Resolution>,
     /// Sonames no search step found.
     pub unresolved: Vec<Unresolved>,
+    /// On Windows: the Visual C++ runtime the library's DLLs import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vc_runtime: Option<VcRuntime>,
+}
+
+/// The Visual C++ runtime a library's DLLs need, and the one Windows
+/// would load for them.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct VcRuntime {
+    /// The newest toolset (the linker version, `14.42`) that built one of
+    /// the DLLs importing the runtime.
+    pub built_with: Ver,
+    /// That DLL.
+    pub built: PathBuf,
+    /// Each runtime DLL imported (`MSVCP140.dll`, `VCRUNTIME140_1.dll`).
+    pub dlls: Vec<VcDll>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct VcDll {
+    pub name: String,
+    /// The file Windows would load; none when no folder it searches has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    /// Its file version (`14.40.33810.0`), from its version resource.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<Ver>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

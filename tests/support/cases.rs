@@ -593,6 +593,20 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
             w().dist("torch", "2.6.0+cu126").imported("torch", json!({"cuda": "12.6", "cuda_available": true})),
         ),
         (
+            "vc-runtime-missing",
+            w().dist("onnxruntime-gpu", "1.31.1")
+                .vc_runtime("14.44", &[("MSVCP140.dll", None), ("VCRUNTIME140.dll", Some("14.44.35211.0"))]),
+            w().dist("onnxruntime-gpu", "1.31.1").vc_runtime(
+                "14.44",
+                &[("MSVCP140.dll", Some("14.44.35211.0")), ("VCRUNTIME140.dll", Some("14.44.35211.0"))],
+            ),
+        ),
+        (
+            "vc-runtime-older-than-build",
+            w().dist("onnxruntime-gpu", "1.31.1").vc_runtime("14.44", &[("MSVCP140.dll", Some("14.38.33130.0"))]),
+            w().dist("onnxruntime-gpu", "1.31.1").vc_runtime("14.44", &[("MSVCP140.dll", Some("14.44.35211.0"))]),
+        ),
+        (
             "onnxruntime-provider-needs-preload",
             w().dist("onnxruntime-gpu", "1.31.1").link_in_wheels("onnxruntime-cuda-provider", &["libcurand.so.10"]),
             w().dist("onnxruntime-gpu", "1.31.1").link("onnxruntime-cuda-provider", &[]),

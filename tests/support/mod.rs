@@ -312,6 +312,38 @@ pub fn mingw_dll(out: &Path, imports: &[&str]) -> PathBuf {
     out.to_path_buf()
 }
 
+/// A mingw-w64 DLL at `out` with a version resource saying `version`
+/// (`14.34.31931.0`), as Microsoft's runtime DLLs carry one.
+pub fn mingw_versioned_dll(out: &Path, version: &str) -> PathBuf {
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let commas = version.replace('.', ",");
+    let rc = work.path().join("v.rc");
+    std::fs::write(
+        &rc,
+        format!(
+            "1 VERSIONINFO\nFILEVERSION {commas}\nPRODUCTVERSION {commas}\nBEGIN\n  BLOCK \"StringFileInfo\"\n  BEGIN\n    BLOCK \"040904B0\"\n    BEGIN\n      VALUE \"FileVersion\", \"{version}\"\n    END\n  END\nEND\n"
+        ),
+    )
+    .unwrap();
+    let res = work.path().join("v.o");
+    run(Command::new("x86_64-w64-mingw32-windres").arg(&rc).arg("-o").arg(&res));
+    let c = work.path().join("dll.c");
+    std::fs::write(&c, "__declspec(dllexport) int imported_0(void) { return 0; }\n").unwrap();
+    run(Command::new("x86_64-w64-mingw32-gcc").args(["-shared", "-o"]).arg(out).arg(&c).arg(&res));
+    out.to_path_buf()
+}
+
+/// Sets the linker version in a PE image's optional header, as the
+/// Visual Studio toolset that linked it would have (`(14, 42)`).
+pub fn set_linker_version(dll: &Path, (major, minor): (u8, u8)) {
+    let mut bytes = std::fs::read(dll).unwrap();
+    let pe = u32::from_le_bytes(bytes[0x3c..0x40].try_into().unwrap()) as usize;
+    bytes[pe + 24 + 2] = major;
+    bytes[pe + 24 + 3] = minor;
+    std::fs::write(dll, bytes).unwrap();
+}
+
 /// The win_amd64 wheel of `requirement` for CPython 3.11 from the package
 /// index (cached in cargo's temporary directory), unpacked into `site` as
 /// pip would, less what no probe reads: its DLLs and its METADATA.

@@ -133,6 +133,32 @@ impl World {
         self
     }
 
+    /// A Windows library whose DLLs, linked by toolset `built_with`, import
+    /// the Visual C++ runtime: each DLL with the version Windows would load,
+    /// `None` for one it would not find.
+    pub fn vc_runtime(mut self, built_with: &str, dlls: &[(&str, Option<&str>)]) -> Self {
+        let n = self.nvidia();
+        if n.get("links").is_none() {
+            n["links"] = json!([]);
+        }
+        let dlls: Vec<Value> = dlls
+            .iter()
+            .map(|(name, version)| match version {
+                Some(v) => {
+                    json!({"name": name, "path": format!("C:\\Windows\\System32\\{name}"), "version": v})
+                }
+                None => json!({"name": name}),
+            })
+            .collect();
+        let library = "C:\\env\\Lib\\site-packages\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll";
+        n["links"].as_array_mut().unwrap().push(json!({
+            "role": "onnxruntime-cuda-provider", "library": library, "python": "/env/bin/python",
+            "resolved": [], "unresolved": [],
+            "vc_runtime": {"built_with": built_with, "built": library, "dlls": dlls}
+        }));
+        self
+    }
+
     /// A library whose missing dependencies all have copies in this
     /// environment's own pip wheels (`nvidia/cu13/lib`), off the loader's path.
     pub fn link_in_wheels(mut self, role: &str, missing: &[&str]) -> Self {

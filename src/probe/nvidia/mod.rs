@@ -222,12 +222,13 @@ pub(crate) fn add_python_envs(
     elsewhere.extend(wheel_dirs);
     elsewhere.sort();
     elsewhere.dedup();
-    let system32 = host.windows_system_directory();
+    let on_windows = host.windows_system_directory();
     // PATH is Windows' own only on Windows; a Windows tree read from Linux has none.
-    let path: Vec<PathBuf> = match (&system32, host.env("PATH")) {
+    let path: Vec<PathBuf> = match (&on_windows, host.env("PATH")) {
         (Some(_), Some(p)) => distinct_dirs(std::env::split_paths(&p).filter(|d| !d.as_os_str().is_empty())),
         _ => Vec::new(),
     };
+    let system32 = on_windows.or_else(|| host.mounted_windows_system_directory());
     for env in pythons {
         let dlls = pe::DllSearch {
             app_dirs: interpreter_dirs(env),
@@ -238,30 +239,32 @@ pub(crate) fn add_python_envs(
         for site in &env.site_dirs {
             for (role, library) in link_targets(site, stack) {
                 let walk = if pe::is_pe(&library) {
-                    pe::resolve(&library, &dlls).map(|w| {
+                    pe::resolve(&library, &dlls).map(|(w, vc)| {
                         let unresolved =
                             elf::unresolved_with_hints(&w, &elsewhere, |d, n| dlls.listings.find(d, n));
-                        (w, unresolved)
+                        (w, unresolved, vc)
                     })
                 } else {
                     elf::resolve(&library, &search).map(|w| {
                         let find = |d: &Path, n: &str| search.listings.has(d, n).then(|| d.join(n));
                         let unresolved = elf::unresolved_with_hints(&w, &elsewhere, find);
-                        (w, unresolved)
+                        (w, unresolved, None)
                     })
                 };
                 nvidia.links.push(match walk {
-                    Ok((walk, unresolved)) => LinkReport {
+                    Ok((walk, unresolved, vc_runtime)) => LinkReport {
                         role: role.clone(),
                         unresolved,
                         resolved: walk.resolved,
                         library,
                         python: Some(env.label()),
+                        vc_runtime,
                     },
                     Err(e) => LinkReport {
                         role,
                         library,
                         python: Some(env.label()),
+                        vc_runtime: None,
                         resolved: Vec::new(),
                         unresolved: vec![crate::snapshot::nvidia::Unresolved {
                             soname: format!("(unreadable: {e})"),

@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 
 use super::elf::Walk;
 use crate::host::read_at_most;
-use crate::snapshot::nvidia::Resolution;
+use crate::snapshot::nvidia::{Resolution, VcDll, VcRuntime};
+use crate::version::Ver;
 
 /// The most import descriptors read from one table; real DLLs have dozens.
 const MAX_DESCRIPTORS: u64 = 4096;
@@ -173,6 +174,33 @@ impl Image {
     }
 }
 
+/// The linker version a PE image was built with (`14.42` for Visual
+/// Studio 2022 17.12's toolset): the optional header's bytes 2 and 3.
+pub(crate) fn linker_version(path: &Path) -> Option<(u8, u8)> {
+    let image = Image::open(path).ok()?;
+    Some((*image.optional.get(2)?, *image.optional.get(3)?))
+}
+
+/// The most of a resource section read when looking for a version.
+const MAX_RESOURCES: u64 = 8 << 20;
+
+/// A DLL's file version, from the `VS_FIXEDFILEINFO` of its version
+/// resource (`14.40.33810.0`): the section holding the resource directory
+/// is searched for the structure's signature.
+pub(crate) fn file_version(path: &Path) -> Option<Ver> {
+    const SIGNATURE: [u8; 4] = 0xFEEF_04BDu32.to_le_bytes();
+    let image = Image::open(path).ok()?;
+    let rva = image.directory(2)?;
+    let (va, extent, ptr) = *image.spans.iter().find(|(va, extent, _)| rva >= *va && rva < va + extent)?;
+    let mut section = vec![0u8; extent.min(MAX_RESOURCES) as usize];
+    let n = read_at_most(&image.file, &mut section, ptr + (rva - va)).ok()?;
+    let section = &section[..n];
+    // The structure is DWORD-aligned within the resource data.
+    let at = (0..section.len().saturating_sub(16)).step_by(4).find(|&i| section[i..i + 4] == SIGNATURE)?;
+    let (ms, ls) = (u32_at(section, at + 8)?, u32_at(section, at + 12)?);
+    Some(Ver::new(format!("{}.{}.{}.{}", ms >> 16, ms & 0xffff, ls >> 16, ls & 0xffff)))
+}
+
 /// Where Windows looks for a DLL besides the importer's own folder.
 pub(crate) struct DllSearch {
     /// The interpreter's folder (the application's), then folders a
@@ -267,33 +295,30 @@ fn ships_with_windows(name: &str) -> bool {
 }
 
 /// The Visual C++ runtime's DLLs: installed into System32 by Microsoft's
-/// redistributable (or shipped beside an application). Not judged yet: a
-/// missing one needs the redistributable, not a wheel, and no finding says
-/// that yet, so none is reported rather than one with the wrong fix.
+/// redistributable (or shipped beside an application). A missing or old
+/// one needs the redistributable, not a wheel: they are gathered apart
+/// from the other imports, into a [`VcRuntime`].
 fn is_vc_runtime(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     ["msvcp140", "vcruntime140", "concrt140", "vcomp140"].iter().any(|p| n.starts_with(p))
 }
 
-/// Follows the imports of `root` breadth first, as `elf::resolve` does.
-pub(crate) fn resolve(root: &Path, search: &DllSearch) -> Result<Walk, String> {
+/// Follows the imports of `root` breadth first, as `elf::resolve` does,
+/// and gathers what its DLLs need of the Visual C++ runtime.
+pub(crate) fn resolve(root: &Path, search: &DllSearch) -> Result<(Walk, Option<VcRuntime>), String> {
     let first = read_imports(root)?;
     let root_dir = root.parent().unwrap_or(Path::new("."));
     let mut walk = Walk { resolved: Vec::new(), unresolved: Vec::new() };
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut queue: VecDeque<(PathBuf, Vec<String>)> = VecDeque::from([(root.to_path_buf(), first)]);
     let mut visited = 0;
+    // The newest toolset among the DLLs that import the runtime, and the runtime's DLLs.
+    let mut newest: Option<((u8, u8), PathBuf)> = None;
+    let mut runtime: Vec<VcDll> = Vec::new();
     while let Some((object, imports)) = queue.pop_front() {
         visited += 1;
         let own_dir = object.parent().unwrap_or(Path::new("."));
-        for name in imports {
-            if is_api_set(&name)
-                || ships_with_windows(&name)
-                || is_vc_runtime(&name)
-                || !seen.insert(name.to_ascii_lowercase())
-            {
-                continue;
-            }
+        let find = |name: &str| {
             let mut dirs = [(root_dir, "the library's folder"), (own_dir, "the importing DLL's folder")]
                 .into_iter()
                 .map(|(d, via)| (d.to_path_buf(), via))
@@ -302,7 +327,25 @@ pub(crate) fn resolve(root: &Path, search: &DllSearch) -> Result<Walk, String> {
                 )
                 .chain(search.system.iter().map(|d| (d.clone(), "System32")))
                 .chain(search.path.iter().map(|d| (d.clone(), "PATH")));
-            match dirs.find_map(|(d, via)| search.listings.find(&d, &name).map(|p| (p, via))) {
+            dirs.find_map(|(d, via)| search.listings.find(&d, name).map(|p| (p, via)))
+        };
+        if imports.iter().any(|n| is_vc_runtime(n))
+            && let Some(built) = linker_version(&object)
+            && newest.as_ref().is_none_or(|(b, _)| built > *b)
+        {
+            newest = Some((built, object.clone()));
+        }
+        for name in imports {
+            if is_api_set(&name) || ships_with_windows(&name) || !seen.insert(name.to_ascii_lowercase()) {
+                continue;
+            }
+            if is_vc_runtime(&name) {
+                let path = find(&name).map(|(p, _)| p);
+                let version = path.as_deref().and_then(file_version);
+                runtime.push(VcDll { name, path, version });
+                continue;
+            }
+            match find(&name) {
                 Some((path, via)) => {
                     if visited + queue.len() < MAX_OBJECTS
                         && let Ok(imports) = read_imports(&path)
@@ -315,7 +358,14 @@ pub(crate) fn resolve(root: &Path, search: &DllSearch) -> Result<Walk, String> {
             }
         }
     }
-    Ok(walk)
+    // Where System32 is unknown, a runtime not found says nothing.
+    let vc = match (newest, search.system.is_some() && !runtime.is_empty()) {
+        (Some(((major, minor), built)), true) => {
+            Some(VcRuntime { built_with: Ver::new(format!("{major}.{minor}")), built, dlls: runtime })
+        }
+        _ => None,
+    };
+    Ok((walk, vc))
 }
 
 #[cfg(test)]
@@ -344,6 +394,7 @@ mod tests {
             let path = dir.path().join(format!("g{len}.dll"));
             std::fs::write(&path, &bytes).unwrap();
             assert!(read_imports(&path).is_err(), "{len} bytes read as a PE");
+            assert!(file_version(&path).is_none() && linker_version(&path).is_none());
         }
     }
 
