@@ -389,6 +389,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "onnxruntime_providers_cuda.dll loaded",
     ),
     (
+        "error-ctranslate2-compute-type-unsupported",
+        "ValueError: Requested float16 compute type, but the target device or backend do not support efficient float16 computation.",
+        "ValueError: Requested float16 compute type, using int8_float16 instead.",
+    ),
+    (
         "error-torchvision-from-torch-hub",
         "model = torch.hub.load(\"pytorch/vision\", \"alexnet\", weights=\"IMAGENET1K_V1\")",
         "model = torch.hub.load(\"ultralytics/yolov5\", \"yolov5s\")",
