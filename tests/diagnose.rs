@@ -419,6 +419,21 @@ fn conda_build_strings_say_cpu_or_cuda_and_the_python() {
     // 418.67 runs CUDA 10.1: torch 1.8.0 had a cu101 build.
     assert!(fix_of(&forge, "driver-too-old-for-torch-cuda")[0].contains("torch==1.8.0+cu101"));
 
+    // The defaults channel's selector package says CPU for its pytorch.
+    let select = diagnose_text(
+        "# Name                    Version                   Build  Channel\n\
+         _pytorch_select           0.1                       cpu_0\n\
+         pytorch                   1.3.1           gpu_py37h62f834f_0\n\
+         GPU models and configuration: GPU 0: NVIDIA GeForce RTX 2080 Ti\n",
+    );
+    assert!(finding_codes(&select).contains(&"torch-cpu-build-on-gpu-machine".to_string()));
+    let gpu_select = diagnose_text(
+        "# Name                    Version                   Build  Channel\n\
+         _pytorch_select           0.2                       gpu_0\n\
+         GPU models and configuration: GPU 0: NVIDIA GeForce RTX 2080 Ti\n",
+    );
+    assert!(fact(&gpu_select, "torch.cuda").is_none());
+
     let only = diagnose_text(
         "[conda] pytorch 1.13.1 py3.9_cuda11.7_cudnn8.5.0_0 pytorch\n[conda] cpuonly 2.0 0 pytorch\n",
     );

@@ -216,7 +216,8 @@ pub(crate) fn read(line: &str, mode: Mode, c: &mut Collector) -> Mode {
 /// A line of `conda list`: the package, and what its build string says.
 /// pytorch's own channel writes `py3.9_cuda11.3_cudnn8.2.0_0` or
 /// `py3.8_cpu_0`; conda-forge writes `cuda112py38h…` or `cpu_py38h…`;
-/// `pytorch-mutex … cpu` and `cpuonly` mark a CPU-only install.
+/// `pytorch-mutex … cpu`, `cpuonly` and the defaults channel's
+/// `_pytorch_select … cpu_0` mark a CPU-only install.
 fn conda_package(c: &mut Collector, name: &str, version: &str, build: Option<&str>) {
     let build = build.unwrap_or_default();
     let name = match name {
@@ -231,6 +232,12 @@ fn conda_package(c: &mut Collector, name: &str, version: &str, build: Option<&st
         }
         "cpuonly" => {
             c.fact(Key::TorchCuda, "None");
+            return;
+        }
+        "_pytorch_select" => {
+            if build.starts_with("cpu") {
+                c.fact(Key::TorchCuda, "None");
+            }
             return;
         }
         other => other,

@@ -158,6 +158,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
     ("likely-torch-cuda-unavailable", "torch.cuda.is_available() returns False", "Is CUDA available: False"),
     (
         "likely-torch-cuda-unavailable",
+        "            But your machine only has: []",
+        "            But your machine only has: [0, 1]",
+    ),
+    (
+        "likely-torch-cuda-unavailable",
         "/site-packages/whisper/transcribe.py:114: UserWarning: FP16 is not supported on CPU; using FP32 instead",
         "FP16 is supported on CUDA",
     ),
