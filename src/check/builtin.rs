@@ -14,7 +14,7 @@ use pep508_rs::{MarkerEnvironment, Requirement, VersionOrUrl};
 use super::facts::{Fact, Facts};
 use super::{Finding, Judgement, Outcome, RuleOutcome, builtin_finding};
 use crate::matrix::{BuiltinCheck, Component, Matrix, Row, Rule, Severity, StackLibrary};
-use crate::snapshot::nvidia::LinkReport;
+use crate::snapshot::nvidia::{LinkReport, VcRuntime};
 use crate::snapshot::{
     Attr, FactKey, FactRef, ImportStatus, Library, MachineFact, ProbeMode, Probed, PythonEnv, Snapshot,
     normalize_name,
@@ -225,17 +225,18 @@ impl EnvChecks<'_> {
     fn vc_runtime(&mut self) {
         let Probed::Found(nvidia) = &self.snapshot.nvidia else { return };
         let label = self.env.label();
-        let links: Vec<&LinkReport> = nvidia
+        let links: Vec<(&LinkReport, &VcRuntime)> = nvidia
             .links
             .iter()
-            .filter(|l| l.python.as_deref() == Some(label.as_str()) && l.vc_runtime.is_some())
+            .filter(|l| l.python.as_deref() == Some(label.as_str()))
+            .filter_map(|l| Some((l, l.vc_runtime.as_ref()?)))
             .collect();
         if links.is_empty() {
             return;
         }
         let components: Vec<Component> = links
             .iter()
-            .filter_map(|link| {
+            .filter_map(|(link, _)| {
                 self.matrix.stack.iter().find(|p| p.libraries.iter().any(|l| l.role == link.role))
             })
             .map(|p| p.component.clone())
@@ -251,8 +252,7 @@ impl EnvChecks<'_> {
 
         let rule = self.matrix.builtin(BuiltinCheck::VcRuntimeMissing);
         let (mut needing, mut missing, mut evidence) = (Vec::new(), Vec::<&str>::new(), Vec::new());
-        for link in &links {
-            let vc = link.vc_runtime.as_ref().expect("filtered");
+        for (link, vc) in &links {
             let absent: Vec<&str> =
                 vc.dlls.iter().filter(|d| d.path.is_none()).map(|d| d.name.as_str()).collect();
             if absent.is_empty() {
@@ -277,13 +277,12 @@ impl EnvChecks<'_> {
 
         // The newest toolset among the libraries, against each runtime DLL found.
         let rule = self.matrix.builtin(BuiltinCheck::VcRuntimeOlderThanBuild);
-        let newest = links
-            .iter()
-            .filter_map(|l| l.vc_runtime.as_ref())
-            .max_by_key(|vc| major_minor(&vc.built_with))
-            .expect("links hold a runtime");
+        let Some(newest) = links.iter().map(|(_, vc)| *vc).max_by_key(|vc| major_minor(&vc.built_with))
+        else {
+            return;
+        };
         let Some(built) = major_minor(&newest.built_with) else { return };
-        let older = links.iter().flat_map(|l| &l.vc_runtime.as_ref().expect("filtered").dlls).find(|d| {
+        let older = links.iter().flat_map(|(_, vc)| &vc.dlls).find(|d| {
             d.path.is_some() && d.version.as_ref().and_then(major_minor).is_some_and(|have| have < built)
         });
         let Some(dll) = older else {

@@ -84,7 +84,7 @@ fn header(out: &mut String, report: &Report, exit_code: u8) {
 }
 
 /// A block indented to sit inside a numbered list item.
-fn indent(block: &str) -> String {
+pub(super) fn indent(block: &str) -> String {
     block.lines().map(|l| format!("   {l}")).collect::<Vec<_>>().join("\n")
 }
 
@@ -110,7 +110,7 @@ fn findings(out: &mut String, report: &Report, cut: Cut) {
                 "{}. {} ({})\n\n   Check:\n\n{}\n\n   Fix:\n\n{}\n",
                 i + 1,
                 markdown_text(&l.cause),
-                source_link(&l.source),
+                source_link(&l.source, markdown_text),
                 indent(&code_block("sh", &l.confirm)),
                 indent(&code_block("sh", &l.fix))
             );
@@ -128,7 +128,7 @@ fn findings(out: &mut String, report: &Report, cut: Cut) {
         let _ = writeln!(
             out,
             "Sources: {}\n",
-            f.sources.iter().map(|u| source_link(u)).collect::<Vec<_>>().join(", ")
+            f.sources.iter().map(|u| source_link(u, markdown_text)).collect::<Vec<_>>().join(", ")
         );
     }
 }
@@ -197,8 +197,9 @@ fn snapshot(out: &mut String, report: &Report, matrix: &Matrix, cut: Cut) {
     let _ = writeln!(out, "{}", crate::snapshot::saved::markdown_block(&fenced));
 }
 
-/// An autolink for a source URL; anything that is not a plain URL is text.
-fn source_link(u: &str) -> String {
+/// An autolink for a source URL; anything that is not a plain URL is
+/// written as `prose` writes text.
+pub(super) fn source_link(u: &str, prose: fn(&str) -> String) -> String {
     let plain = u.starts_with("http") && !u.chars().any(|c| c.is_whitespace() || "<>`\"".contains(c));
-    if plain { format!("<{}>", crate::escape::visible(u)) } else { markdown_text(u) }
+    if plain { format!("<{}>", crate::escape::visible(u)) } else { prose(u) }
 }

@@ -16,6 +16,7 @@
 
 use std::fmt::Write as _;
 
+use super::markdown::{indent, source_link};
 use super::{Ask, Report};
 use crate::check::Finding;
 use crate::escape::{code_block, code_span, reply_text};
@@ -139,21 +140,10 @@ fn evidence(out: &mut String, shown: &[&Finding]) {
                 let _ = writeln!(out, "(and more lines)\n");
             }
         }
-        let links: Vec<String> = f.sources.iter().map(|u| source(u)).collect();
+        let links: Vec<String> = f.sources.iter().map(|u| source_link(u, reply_text)).collect();
         if !links.is_empty() {
             let _ = writeln!(out, "Sources: {}\n", links.join(", "));
         }
     }
     let _ = writeln!(out, "</details>\n");
-}
-
-/// A source from the matrix as an autolink; anything else as text.
-fn source(u: &str) -> String {
-    let plain = u.starts_with("https://") && !u.chars().any(|c| c.is_whitespace() || "<>`\"".contains(c));
-    if plain { format!("<{}>", crate::escape::visible(u)) } else { reply_text(u) }
-}
-
-/// A block indented to sit inside a numbered list item.
-fn indent(block: &str) -> String {
-    block.lines().map(|l| format!("   {l}")).collect::<Vec<_>>().join("\n")
 }
