@@ -1078,3 +1078,46 @@ fn the_ultralytics_banner_states_python_torch_and_the_gpu() {
     assert!(dists(&r).contains(&("torch".to_string(), "2.0.0+cpu".to_string())), "{:?}", dists(&r));
     assert_eq!(fact(&r, "gpu.0.name"), None);
 }
+
+/// The fix for a torch build without kernels for the GPU is chosen by the
+/// GPU's compute capability: the same release's CUDA build that covers it
+/// when one exists, else the first release whose builds do; never the
+/// newest GPUs' floor for an older card.
+#[test]
+fn a_torch_build_without_kernels_for_the_gpu_is_fixed_for_that_gpu() {
+    let text = |gpu: &str, sm: &str, torch: &str, cuda: &str| {
+        format!(
+            "PyTorch version: {torch}\nCUDA used to build PyTorch: {cuda}\nGPU models and configuration: GPU 0: {gpu}\n\
+             Nvidia driver version: 470.57.02\n\
+             UserWarning: {gpu} with CUDA capability {sm} is not compatible with the current PyTorch installation.\n"
+        )
+    };
+    let fixes = |r: &Value| -> Vec<String> {
+        finding(r, "gpu-not-supported-by-torch-build")["fixes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect()
+    };
+    // An RTX 3090 (8.6) under torch 1.7.1's CUDA 10.2 build: its CUDA 11.0
+    // build carries sm_80 code, which 8.6 runs.
+    let r = diagnose_text(&text("NVIDIA GeForce RTX 3090", "sm_86", "1.7.1+cu102", "10.2"));
+    let f = fixes(&r);
+    assert!(f[0].starts_with("python -m pip install \"torch==1.7.1+cu110\" --extra-index-url https://download.pytorch.org/whl/cu110"), "{f:?}");
+    assert!(f[1].contains("\"torch>=1.10\""), "{f:?}");
+    assert!(f.iter().all(|f| !f.contains("sm_120") && !f.contains('{')), "{f:?}");
+    // An H100 (9.0): no build of 1.7.1 has sm_90 code, so the release moves,
+    // to the first with it.
+    let r = diagnose_text(&text("NVIDIA H100 80GB HBM3", "sm_90", "1.7.1+cu102", "10.2"));
+    let f = fixes(&r);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].contains("\"torch>=2.0\"") && f[0].contains("/whl/cu118"), "{f:?}");
+    // A GTX 1080 (6.1) under 2.7.0's CUDA 12.8 build, which dropped Pascal:
+    // the same release's CUDA 12.6 build still has it.
+    let r = diagnose_text(
+        &text("NVIDIA GeForce GTX 1080", "sm_61", "2.7.0+cu128", "12.8").replace("470.57.02", "570.86.10"),
+    );
+    let f = fixes(&r);
+    assert!(f[0].starts_with("python -m pip install \"torch==2.7.0+cu126\""), "{f:?}");
+}

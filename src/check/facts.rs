@@ -358,6 +358,7 @@ impl<'a> Facts<'a> {
                 };
             }
             Attr::CudaForDriver => return self.torch_cuda_for_driver(env),
+            Attr::CudaForGpu => return self.torch_cuda_for_gpu(env),
             Attr::Next => return self.next_release(env, name),
             // Which distribution provides the module: fixes must name the one
             // installed (`onnxruntime-gpu`), or pip adds a second copy.
@@ -415,7 +416,12 @@ impl<'a> Facts<'a> {
         let package = self.matrix.stack_package(name)?;
         if let Some((table, column)) = package.table_facts.get(attr) {
             let table = self.matrix.tables.get(table)?;
-            let Fact::Text(version) = self.get(table.key_fact.as_ref()?) else { return None };
+            let version = match self.get(table.key_fact.as_ref()?) {
+                Fact::Text(v) => v,
+                // Several GPUs: one row only when they agree.
+                Fact::List(l) if l.iter().all(|v| *v == l[0]) => l.first()?.clone(),
+                _ => return None,
+            };
             let (_, row) = super::select_row(table, &Ver::new(version), self, self.matrix).ok()?;
             return row.values.get(column).map(|v| Fact::Text(v.clone()));
         }
@@ -486,36 +492,84 @@ impl Facts<'_> {
     /// the first that a `torch-cuda-arch` row of this torch release builds.
     /// Absent when none does (only a driver upgrade helps then).
     fn torch_cuda_for_driver(&self, env: &PythonEnv) -> Fact {
-        let torch = match distribution_version(env, "torch") {
-            Ok(v) => v.parsed().map(|p| Ver::new(p.clone().without_local().to_string())),
-            Err(f) => return f,
-        };
         let driver = match self.nvidia_fact(MachineFact::Driver) {
             Fact::Text(d) => Ver::new(&d),
             other => return other,
         };
-        let (Some(torch), Some(driver_v), Some(cuda), Some(arch)) = (
-            torch,
-            driver.parsed(),
-            self.matrix.tables.get("cuda-releases"),
-            self.matrix.tables.get("torch-cuda-arch"),
-        ) else {
+        self.torch_cuda_build(env, Some(&driver), None)
+    }
+
+    /// The wheel label of the newest CUDA build of the installed torch
+    /// release whose architecture list (`torch-cuda-arch`) runs on every
+    /// GPU of the machine, among the CUDA releases its driver runs when the
+    /// driver is known. Absent when no build of this release has kernels
+    /// for the GPUs (only another release helps then).
+    fn torch_cuda_for_gpu(&self, env: &PythonEnv) -> Fact {
+        let ccs: Vec<(u64, u64)> = match self.nvidia_fact(MachineFact::GpuComputeCapability) {
+            Fact::List(l) => l
+                .iter()
+                .filter_map(|cc| match Ver::new(cc.as_str()).release() {
+                    [major, minor, ..] => Some((*major, *minor)),
+                    _ => None,
+                })
+                .collect(),
+            Fact::Text(_) | Fact::Absent => return Fact::Absent,
+            unknown @ Fact::Unknown(_) => return unknown,
+        };
+        if ccs.is_empty() {
             return Fact::Absent;
+        }
+        let driver = match self.nvidia_fact(MachineFact::Driver) {
+            Fact::Text(d) => Some(Ver::new(&d)),
+            _ => None,
+        };
+        self.torch_cuda_build(env, driver.as_ref(), Some(&ccs))
+    }
+
+    /// The newest CUDA release of `cuda-releases` that a `torch-cuda-arch`
+    /// row of the installed torch release builds, that `driver` runs (when
+    /// given) and whose architectures run on every one of `gpus` (when
+    /// given), as a wheel label.
+    fn torch_cuda_build(&self, env: &PythonEnv, driver: Option<&Ver>, gpus: Option<&[(u64, u64)]>) -> Fact {
+        let torch = match distribution_version(env, "torch") {
+            Ok(v) => v.parsed().map(|p| Ver::new(p.clone().without_local().to_string())),
+            Err(f) => return f,
+        };
+        let (Some(torch), Some(cuda), Some(arch)) =
+            (torch, self.matrix.tables.get("cuda-releases"), self.matrix.tables.get("torch-cuda-arch"))
+        else {
+            return Fact::Absent;
+        };
+        let integrated = self.matrix.integrated_compute_capabilities();
+        let covers = |row: &crate::matrix::Row| match gpus {
+            None => true,
+            Some(gpus) => {
+                row.values.get("arch_list").and_then(|l| crate::matrix::Arch::parse_list(l).ok()).is_some_and(
+                    |archs| {
+                        gpus.iter().all(|&(major, minor)| {
+                            let tegra = integrated.contains(&(major, minor));
+                            archs.iter().any(|a| a.runs_on(major, minor, tegra))
+                        })
+                    },
+                )
+            }
         };
         let builds: Vec<crate::version::Spec> = arch
             .rows
             .iter()
-            .filter(|r| r.spec.contains(&torch))
+            .filter(|r| r.spec.contains(&torch) && covers(r))
             .filter_map(|r| r.values.get("cuda")?.parse().ok())
             .collect();
+        let driver = driver.and_then(Ver::parsed);
         let mut runnable: Vec<crate::version::Version> = cuda
             .rows
             .iter()
             .filter(|r| {
+                let Some(driver) = driver else { return true };
                 r.values
                     .get("min_driver")
                     .and_then(|m| Ver::new(m).parsed().cloned())
-                    .is_some_and(|m| &m <= driver_v)
+                    .is_some_and(|m| &m <= driver)
             })
             .flat_map(|r| r.spec.versions())
             .collect();

@@ -132,6 +132,9 @@ pub enum Attr {
     Installer,
     /// torch's wheel label for the newest CUDA build this driver runs.
     CudaForDriver,
+    /// torch's wheel label for the newest CUDA build of the installed
+    /// release with kernels for every GPU (and that the driver runs).
+    CudaForGpu,
     /// An answer of the package's trial (`trial_model`).
     Trial(String),
     /// A fact the stack entry declares: read by the probe from the module,
@@ -148,6 +151,7 @@ impl Attr {
             Self::Distribution => "distribution",
             Self::Installer => "installer",
             Self::CudaForDriver => "cuda_for_driver",
+            Self::CudaForGpu => "cuda_for_gpu",
             Self::Trial(n) | Self::Declared(n) => n,
         }
     }
@@ -219,6 +223,7 @@ fn attr_of(a: &str) -> Attr {
         "distribution" => Attr::Distribution,
         "installer" => Attr::Installer,
         "cuda_for_driver" => Attr::CudaForDriver,
+        "cuda_for_gpu" => Attr::CudaForGpu,
         t if t.starts_with("trial_") => Attr::Trial(t.into()),
         d => Attr::Declared(d.into()),
     }
@@ -356,7 +361,7 @@ impl Vocabulary {
         let ok = match &attr {
             Attr::Local | Attr::Release | Attr::Next => self.distributions.contains(prefix),
             Attr::Distribution | Attr::Installer => package.is_some(),
-            Attr::CudaForDriver => prefix == "torch" && package.is_some(),
+            Attr::CudaForDriver | Attr::CudaForGpu => prefix == "torch" && package.is_some(),
             Attr::Trial(_) => package.is_some_and(|p| p.trial),
             Attr::Declared(d) => package.is_some_and(|p| p.declared.contains(d)),
         };
@@ -376,7 +381,7 @@ impl Vocabulary {
             names.extend(["distribution", "installer"].map(|a| format!("{p}.{a}")));
             names.extend(facts.declared.iter().map(|d| format!("{p}.{d}")));
         }
-        names.push("torch.cuda_for_driver".into());
+        names.extend(["torch.cuda_for_driver", "torch.cuda_for_gpu"].map(String::from));
         names
     }
 
@@ -455,6 +460,7 @@ mod tests {
             "torch.trial_cuda",
             "torch.installer",
             "torch.cuda_for_driver",
+            "torch.cuda_for_gpu",
             "onnx|torch",
         ] {
             assert_eq!(v.parse(name).map(|k| k.to_string()), Ok(name.to_string()));
