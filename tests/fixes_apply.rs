@@ -105,6 +105,24 @@ fn protobuf_too_old_for_onnx_is_repaired_by_the_whole_plan() {
     assert_eq!(code, 0);
 }
 
+/// onnxruntime 1.17 under NumPy 2 cannot import; the plan brings back a
+/// NumPy it was built for, and the trials then run.
+#[test]
+fn onnxruntime_1_17_under_numpy_2_is_repaired_by_the_whole_plan() {
+    let t = tempfile::tempdir().unwrap();
+    let env = fresh_venv(&t.path().join("env"), &[&["onnxruntime==1.17.1", "numpy>=2"]]);
+    let (code, report) = check(&env);
+    assert_eq!(code, 1, "{:#}", report["findings"]);
+    finding(&report, "onnxruntime-built-against-numpy1");
+    let (code, after) = apply_plan(&env, &[]);
+    assert_eq!(code, 0, "{:#}", after["findings"]);
+    let imports = after["snapshot"]["pythons"][0]["imports"].to_string();
+    assert!(
+        imports.contains("trial_onnx_default") || imports.contains("trial_seconds"),
+        "the trial ran: {imports}"
+    );
+}
+
 #[test]
 fn onnxruntime_and_onnxruntime_gpu_together_are_repaired_by_their_fix() {
     let t = tempfile::tempdir().unwrap();
@@ -144,23 +162,47 @@ fn the_cpu_package_installed_over_onnxruntime_gpu_is_repaired_by_the_whole_plan(
     assert!(names.contains(&"onnxruntime-gpu") && !names.contains(&"onnxruntime"), "{names:?}");
 }
 
-/// `pip install torch onnxruntime-gpu`: torch's nvidia-* wheels bring most
-/// of what the CUDA provider needs, but not libcurand (torch 2.15 dropped
-/// it). The fix names the wheel that ships it; after it only the note that
-/// onnxruntime needs preload_dlls() (or torch imported first) remains.
+/// `pip install torch onnx onnxruntime-gpu` as a new user ran it (torch
+/// 2.15, onnx 1.23.2, onnxruntime-gpu 1.31.1): torch's nvidia-* wheels bring
+/// most of what the CUDA provider needs, but not libcurand (torch 2.15
+/// dropped it), and onnxruntime refuses the IR onnx writes by default. No
+/// onnxruntime-gpu newer than 1.31.1 exists, so the plan pins onnx instead;
+/// `--fast` gives the same plan. After it, only the note that onnxruntime
+/// needs preload_dlls() (or torch imported first) remains, and the trial
+/// that loaded onnx's default model agrees.
 /// (torch is the cached torch environment's, copied as hard links.)
 #[test]
-fn torch_with_onnxruntime_gpu_lacks_curand_and_its_fix_installs_it() {
+fn torch_onnx_and_onnxruntime_gpu_of_one_day_are_repaired_by_the_whole_plan() {
     let t = tempfile::tempdir().unwrap();
-    let env = fresh_venv_from(&torch_venv(), &t.path().join("env"), &[&["onnxruntime-gpu"]]);
+    let env = fresh_venv_from(
+        &torch_venv(),
+        &t.path().join("env"),
+        &[&["onnx==1.23.2", "onnxruntime-gpu==1.31.1"]],
+    );
     let (code, report) = check(&env);
-    let f = finding(&report, "onnxruntime-provider-cannot-load");
     assert_eq!(code, 1, "{:#}", report["findings"]);
+    let f = finding(&report, "onnxruntime-provider-cannot-load");
     assert!(f["message"].as_str().unwrap().contains("libcurand.so.10"), "{f:#}");
     let fix = f["fixes"][0].as_str().unwrap();
     assert!(fix.contains("-m pip install \"nvidia-curand\""), "{fix}");
     assert!(!fix.contains("LD_LIBRARY_PATH"), "a path cannot help a library no wheel installed: {fix}");
+    finding(&report, "onnxruntime-refuses-onnx-default");
+    let plan = report["fix_plan"].to_string();
+    assert!(!plan.contains("onnxruntime-gpu>"), "no newer onnxruntime-gpu exists: {plan}");
+    let fast = doctor()
+        .args(["--fast", "--format", "json", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--python"])
+        .arg(env.join("bin/python"))
+        .output()
+        .unwrap();
+    assert_eq!(json(&fast.stdout)["fix_plan"], report["fix_plan"], "--fast and the full check plan alike");
     let (code, after) = apply_plan(&env, &["onnxruntime-provider-needs-preload"]);
     assert_eq!(code, 0, "{:#}", after["findings"]);
     finding(&after, "onnxruntime-provider-needs-preload");
+    let trial = after["snapshot"]["pythons"][0]["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["package"] == "onnxruntime")
+        .map(|i| i["facts"]["trial_onnx_default"].clone());
+    assert_eq!(trial, Some(Value::from("loads")), "the trial loads onnx's default model now");
 }

@@ -659,6 +659,10 @@ pub(crate) struct Installer {
     conda: Option<String>,
     /// Distributions conda installed here, with the name conda knows them by.
     conda_owned: BTreeMap<String, String>,
+    /// What runs the next command after one succeeded: `&&`, which Windows
+    /// PowerShell 5.1 (the shell a Windows terminal opens) refuses, so
+    /// `;` for an interpreter at a Windows path.
+    then: &'static str,
 }
 
 /// A path as one word of a command line: as it is when nothing in it needs
@@ -671,11 +675,15 @@ fn shell_word(path: &str) -> String {
     if path.chars().all(plain) {
         return path.to_string();
     }
-    let windows = path.as_bytes().get(1) == Some(&b':') && path.contains('\\');
-    if windows {
+    if is_windows_path(path) {
         return format!("& \"{}\"", path.replace('"', ""));
     }
     shlex::try_quote(path).map_or_else(|_| path.to_string(), |q| q.into_owned())
+}
+
+/// `C:\\Users\\…`: a path only Windows writes.
+fn is_windows_path(path: &str) -> bool {
+    path.as_bytes().get(1) == Some(&b':') && path.contains('\\')
 }
 
 impl Installer {
@@ -685,6 +693,7 @@ impl Installer {
             target: String::new(),
             conda: None,
             conda_owned: BTreeMap::new(),
+            then: " && ",
         };
         let Some(env) = env else { return plain };
         let exe = shell_word(&env.executable.display().to_string());
@@ -726,7 +735,8 @@ impl Installer {
             .interpreter
             .found()
             .map(|i| format!("conda install -p {}", shell_word(&i.prefix.display().to_string())));
-        Self { pip, target, conda: conda.filter(|_| !conda_owned.is_empty()), conda_owned }
+        let then = if is_windows_path(&env.executable.display().to_string()) { "; " } else { " && " };
+        Self { pip, target, conda: conda.filter(|_| !conda_owned.is_empty()), conda_owned, then }
     }
 
     fn install(&self) -> String {
@@ -755,7 +765,7 @@ impl Installer {
                 part.to_string()
             })
             .collect::<Vec<_>>()
-            .join(" && ")
+            .join(self.then)
     }
 }
 
@@ -908,6 +918,24 @@ mod tests {
         assert!(!satisfiable(&[&s("<1.2"), &s(">=1.2")]));
         assert!(satisfiable(&[&s("~=8.9"), &s("<9")]));
         assert!(!satisfiable(&[&s("==2.7.1"), &s("!=2.7.1")]));
+    }
+
+    #[test]
+    fn a_windows_interpreter_gets_commands_powershell_5_runs() {
+        let installer = Installer {
+            pip: format!("{} -m pip", shell_word(r"C:\Users\Jo Doe\env\Scripts\python.exe")),
+            target: String::new(),
+            conda: None,
+            conda_owned: BTreeMap::new(),
+            then: "; ",
+        };
+        let fix =
+            r#"python -m pip uninstall -y onnxruntime && python -m pip install "onnxruntime-gpu==1.20.1""#;
+        assert_eq!(
+            installer.rewrite(fix),
+            r#"& "C:\Users\Jo Doe\env\Scripts\python.exe" -m pip uninstall -y onnxruntime; & "C:\Users\Jo Doe\env\Scripts\python.exe" -m pip install "onnxruntime-gpu==1.20.1""#
+        );
+        assert!(is_windows_path(r"C:\Python311\python.exe") && !is_windows_path("/usr/bin/python3"));
     }
 
     #[test]
