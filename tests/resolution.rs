@@ -241,6 +241,18 @@ fn split(text: &str, stop_at_end: bool) -> Result<Vec<Token>, String> {
     Ok(tokens)
 }
 
+/// A matrix placeholder (`{torch.release}`, `{row.fix}`) left in a
+/// printed text; a shell's `${VAR}` is not one.
+fn unfilled_placeholder(text: &str) -> Option<&str> {
+    text.match_indices('{').find_map(|(at, _)| {
+        let rest = &text[at + 1..];
+        let name = &rest[..rest.find('}')?];
+        let is_name = name.starts_with(|c: char| c.is_ascii_alphabetic())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || "._|-".contains(c));
+        (is_name && !text[..at].ends_with('$')).then(|| &text[at..at + name.len() + 2])
+    })
+}
+
 /// One install command, as the index would be asked it.
 #[derive(Debug, Default)]
 struct Install {
@@ -460,6 +472,9 @@ fn every_printed_install_command_resolves_against_the_package_index() {
     for p in &printed {
         let kind = p.source.split(' ').next().unwrap().to_string();
         let tally = tallies.entry(kind).or_default();
+        if let Some(hole) = unfilled_placeholder(&p.text) {
+            failures.push(format!("{}: `{}` prints the placeholder {hole}", p.source, p.text));
+        }
         let found = match installs(&p.text) {
             Ok(found) => found,
             Err(why) => {
@@ -545,6 +560,15 @@ fn shell_words_split_as_a_shell_would() {
     );
     assert_eq!(words("a && b; c"), [w("a"), Token::End, Token::End, w("b"), Token::End, w("c")]);
     assert!(shell_words(r#"pip install "torch"#).is_err());
+}
+
+#[test]
+fn a_placeholder_left_in_a_printed_text_is_found() {
+    assert_eq!(
+        unfilled_placeholder(r#"pip install "torch=={torch.release}+cu110""#),
+        Some("{torch.release}")
+    );
+    assert_eq!(unfilled_placeholder("echo ${HOME} {} {not a name} {1}"), None);
 }
 
 #[test]
