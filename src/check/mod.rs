@@ -813,13 +813,15 @@ pub(crate) fn builtin_finding_with_row(
     let fill = |text: &str| template::render(text, None, |k| value(k).unwrap_or_else(|| format!("{{{k}}}")));
     let fix = |text: &str| -> Option<String> {
         let mut complete = true;
-        let rendered = template::render(text, None, |k| match value(k).filter(|v| !v.is_empty()) {
-            Some(v) => v,
-            None => {
-                complete = false;
-                String::new()
-            }
-        });
+        // "?" is a signature group that did not take part in the match.
+        let rendered =
+            template::render(text, None, |k| match value(k).filter(|v| !v.is_empty() && v != "?") {
+                Some(v) => v,
+                None => {
+                    complete = false;
+                    String::new()
+                }
+            });
         complete.then_some(rendered)
     };
     Finding {

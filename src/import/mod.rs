@@ -263,7 +263,7 @@ impl Collector {
     /// Records `key = value` from the current line.
     pub(crate) fn fact(&mut self, key: Key, value: &str) {
         let value = value.trim();
-        if value.is_empty() {
+        if value.is_empty() || !plausible(&key, value) {
             return;
         }
         let line = self.lines;
@@ -401,7 +401,7 @@ impl Collector {
 
     /// Remembers a fact read from prose, a path or an image tag.
     pub(crate) fn guess(&mut self, key: Key, value: &str) {
-        if self.guessed.contains(&key) {
+        if self.guessed.contains(&key) || !plausible(&key, value.trim()) {
             return;
         }
         if let Key::Dist(name) = &key
@@ -562,4 +562,16 @@ pub(crate) fn is_none_word(v: &str) -> bool {
         || v.eq_ignore_ascii_case("could not collect")
         || v.eq_ignore_ascii_case("no cuda")
         || v.eq_ignore_ascii_case("no cudnn")
+}
+
+/// Whether a value can be what its key names: a Python is 2.x or 3.x
+/// ("python 11.6" is a typo or another version, not a Python to judge).
+fn plausible(key: &Key, value: &str) -> bool {
+    match key {
+        Key::Python => {
+            let major = value.split(['.', ' ']).next().unwrap_or_default();
+            major.is_empty() || !major.chars().all(|c| c.is_ascii_digit()) || matches!(major, "2" | "3")
+        }
+        _ => true,
+    }
 }

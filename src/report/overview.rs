@@ -139,7 +139,11 @@ pub fn overview(report: &Report, matrix: &Matrix) -> Vec<Section> {
             subject: None,
             lines: vec![Line::new(
                 worst(None, Component::PYTHON).unwrap_or(Status::NotEvaluated),
-                "no Python interpreter found",
+                if snap.pasted.is_some() {
+                    "the text names no Python"
+                } else {
+                    "no Python interpreter found"
+                },
                 String::new(),
             )],
         });

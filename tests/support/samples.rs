@@ -85,6 +85,16 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "Successfully built onnxruntime wheel cache",
     ),
     (
+        "error-pip-building-from-source",
+        "  × Building wheel for insightface (pyproject.toml) did not run successfully.",
+        "  Building wheel for insightface (pyproject.toml) ... done",
+    ),
+    (
+        "error-pip-building-from-source",
+        "ERROR: Failed to build installable wheels for some pyproject.toml based projects (thinc)",
+        "[E] Failed to build the serialized network",
+    ),
+    (
         "error-tensorrt-api-removed",
         "AttributeError: 'tensorrt_bindings.tensorrt.IBuilderConfig' object has no attribute 'max_workspace_size'",
         "'tensorrt.IBuilderConfig' object has attribute 'set_memory_pool_limit'",
