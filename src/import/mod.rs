@@ -291,6 +291,7 @@ impl Collector {
                     });
                     entry.push((value.into(), line));
                 }
+                self.values.insert(key, (value.into(), line));
             }
             Some(_) => {}
         }
@@ -324,7 +325,10 @@ impl Collector {
         }
         self.fact(Key::Dist(name.to_string()), version);
         match self.dists.get_mut(name) {
-            Some(d) => d.stated.push(version.to_string()),
+            Some(d) => {
+                d.stated.push(version.to_string());
+                d.version = v;
+            }
             None => {
                 self.kept.keep(name);
                 self.dists
