@@ -85,7 +85,7 @@ fn a_missing_libprotobuf_soname_names_the_protobuf_release_that_ships_it() {
     let f = finding(&r, "error-libprotobuf-missing");
     assert_eq!(
         f["message"],
-        "libprotobuf is missing (libprotobuf.so.20): a package was built against another protobuf C++ library"
+        "a compiled package does not find the protobuf C++ library it was built against (libprotobuf.so.20)"
     );
     let fixes: Vec<&str> = f["fixes"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
     assert!(fixes[0].starts_with("conda install \"libprotobuf=3.9\" \"protobuf=3.9\""), "{fixes:?}");

@@ -424,6 +424,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "Library not loaded: @rpath/libonnx.dylib",
     ),
     (
+        "error-libprotobuf-missing",
+        "ImportError: /env/lib/python3.6/site-packages/onnx/onnx_cpp2py_export.cpython-36m-x86_64-linux-gnu.so: undefined symbol: _ZNK6google8protobuf7Message11GetTypeNameB5cxx11Ev",
+        "ImportError: /env/lib/python3.6/site-packages/onnx/onnx_cpp2py_export.so: undefined symbol: _ZN3c106detail14torchCheckFailEPKcS2_jS2_",
+    ),
+    (
         "error-gpu-library-missing",
         "ValueError: libnvrtc.so.*[0-9].*[0-9] not found in the system path ['/x/site-packages']",
         "libnvrtc.so.12 found in the system path",
