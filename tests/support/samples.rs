@@ -424,6 +424,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "Library not loaded: @rpath/libonnx.dylib",
     ),
     (
+        "error-windows-paging-file-too-small",
+        "OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading \"C:\\env\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll\" or one of its dependencies.",
+        "OSError: [WinError 126] The specified module could not be found. Error loading \"C:\\env\\lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.",
+    ),
+    (
         "error-libprotobuf-missing",
         "ImportError: /env/lib/python3.6/site-packages/onnx/onnx_cpp2py_export.cpython-36m-x86_64-linux-gnu.so: undefined symbol: _ZNK6google8protobuf7Message11GetTypeNameB5cxx11Ev",
         "ImportError: /env/lib/python3.6/site-packages/onnx/onnx_cpp2py_export.so: undefined symbol: _ZN3c106detail14torchCheckFailEPKcS2_jS2_",
