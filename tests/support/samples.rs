@@ -424,6 +424,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "Library not loaded: @rpath/libonnx.dylib",
     ),
     (
+        "error-torch-hip-dll-cannot-load",
+        "OSError: [WinError 126] The specified module could not be found. Error loading \"F:\\ComfyUI\\python_embeded\\Lib\\site-packages\\torch\\lib\\c10_hip.dll\" or one of its dependencies.",
+        "OSError: [WinError 126] The specified module could not be found. Error loading \"F:\\ComfyUI\\python_embeded\\Lib\\site-packages\\torch\\lib\\c10_cuda.dll\" or one of its dependencies.",
+    ),
+    (
         "error-windows-paging-file-too-small",
         "OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading \"C:\\env\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll\" or one of its dependencies.",
         "OSError: [WinError 126] The specified module could not be found. Error loading \"C:\\env\\lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.",
