@@ -424,6 +424,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "Library not loaded: @rpath/libonnx.dylib",
     ),
     (
+        "error-numpy124-removed-alias",
+        "AttributeError: module 'numpy' has no attribute 'int'.",
+        "AttributeError: module 'numpy' has no attribute 'int8x'",
+    ),
+    (
         "error-torch-hip-dll-cannot-load",
         "OSError: [WinError 126] The specified module could not be found. Error loading \"F:\\ComfyUI\\python_embeded\\Lib\\site-packages\\torch\\lib\\c10_hip.dll\" or one of its dependencies.",
         "OSError: [WinError 126] The specified module could not be found. Error loading \"F:\\ComfyUI\\python_embeded\\Lib\\site-packages\\torch\\lib\\c10_cuda.dll\" or one of its dependencies.",
