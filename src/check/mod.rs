@@ -430,17 +430,17 @@ fn signature_row<'m>(
         // The loader made sure `by` names one of the signature's groups.
         let captured = caps.name(lookup.by.as_deref()?)?.as_str();
         // A compute capability as torch and nvcc write it (`sm_86`: 86).
-        let dotted;
-        let captured = match &table.key_fact {
-            Some(k) if k.to_string() == "gpu.compute_capability" && captured.len() >= 2 => {
-                let (major, minor) = captured.split_at(captured.len() - 1);
-                dotted = format!("{major}.{minor}");
-                if captured.bytes().all(|b| b.is_ascii_digit()) { dotted.as_str() } else { captured }
+        let by_cc = table.key_fact.as_ref().is_some_and(|k| k.to_string() == "gpu.compute_capability");
+        let version = match captured.split_at_checked(captured.len().saturating_sub(1)) {
+            Some((major, minor))
+                if by_cc && !major.is_empty() && captured.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                Ver::new(format!("{major}.{minor}"))
             }
-            _ => captured,
+            _ => Ver::new(captured),
         };
         let facts = Facts::for_env(snapshot, None, matrix);
-        return select_row(table, &Ver::new(captured), &facts, matrix).ok().map(|(_, r)| r);
+        return select_row(table, &version, &facts, matrix).ok().map(|(_, r)| r);
     };
     snapshot.pythons.iter().map(Some).chain([None]).find_map(|env| {
         let facts = Facts::for_env(snapshot, env, matrix);

@@ -53,13 +53,14 @@ pub fn import(text: &str, matrix: &Matrix) -> Snapshot {
 }
 
 /// Reads numbered lines (0-based), in the order given: a part of a paste
-/// reads its own lines before the shared ones, so what it states wins.
+/// reads the shared lines before its own, so what it states wins.
 fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &Matrix) -> Snapshot {
     let set = matrix.signature_set();
     let mut c = Collector { kept: kept::Kept::new(matrix), ..Collector::default() };
     let mut mode = lines::Mode::Prose;
     // Lines read outside any block: reading one again states nothing new
-    // (the first statement of a fact wins), and logs repeat lines a lot.
+    // (a fact is judged at its last distinct statement), and logs repeat
+    // lines a lot.
     let mut read_once: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for (i, raw) in numbered {
         c.lines = i + 1;
@@ -211,7 +212,7 @@ impl Key {
 /// paste is not a ticket but a list, and counting is enough.
 const MAX_CONFLICTING: usize = 16;
 
-/// A distribution kept: its first version, and each distinct text stated
+/// A distribution kept: its last version stated, and each distinct text stated
 /// for it (a few), so that reading a line again costs one look-up and no
 /// allocation.
 struct KeptDist {
@@ -219,7 +220,8 @@ struct KeptDist {
     stated: Vec<String>,
 }
 
-/// Facts as they are read, first statement wins.
+/// Facts as they are read; a fact stated twice is judged at its last
+/// distinct value (a report states the machine as it is now last).
 #[derive(Default)]
 pub(crate) struct Collector {
     pub lines: usize,

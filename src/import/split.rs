@@ -53,7 +53,7 @@ fn heading(line: &str) -> Option<(String, &str)> {
     (label.len() <= 40 && HEADING.is_match(label)).then(|| (label.to_string(), rest))
 }
 
-/// One environment's lines: its own, then the shared ones.
+/// One environment's lines: the shared ones, then its own.
 pub(crate) struct Part<'t> {
     pub label: String,
     /// 1-based, inclusive.
@@ -88,11 +88,13 @@ pub(crate) fn split(text: &str) -> Vec<Part<'_>> {
             while end > h.line + 1 && lines[end - 1].trim().is_empty() {
                 end -= 1;
             }
-            let mut order = vec![(h.line, h.rest)];
+            // The shared lines first and the part's own last: the last
+            // statement of a fact wins, so what the part states wins.
+            let mut order: Vec<(usize, &str)> = (0..preamble).map(|i| (i, lines[i])).collect();
+            // A blank line between, so nothing read in the preamble runs on.
+            order.push((preamble.saturating_sub(1), ""));
+            order.push((h.line, h.rest));
             order.extend((h.line + 1..end).map(|i| (i, lines[i])));
-            // A blank line between, so nothing read in the part runs on.
-            order.push((end.saturating_sub(1), ""));
-            order.extend((0..preamble).map(|i| (i, lines[i])));
             Part { label: h.label.clone(), lines: (h.line + 1, end), order }
         })
         .collect()
@@ -137,7 +139,7 @@ mod tests {
         assert_eq!(parts[0].label, "Not working");
         assert_eq!(parts[0].lines, (3, 3));
         let order = &parts[1].order;
-        assert_eq!(order[0], (3, "pytorch 1.11, onnx 1.16"), "its own lines first");
+        assert_eq!(order.last(), Some(&(3, "pytorch 1.11, onnx 1.16")), "its own lines last, so they win");
         assert!(order.contains(&(0, "the export differs")), "the preamble belongs to every part");
         assert!(!order.iter().any(|(_, l)| l.contains("2.2.1")), "not the other part's lines");
     }
