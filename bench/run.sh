@@ -145,6 +145,28 @@ for mb in (10, 100):
     subprocess.run([doctor, "diagnose", path, "--format", "json", "-o", "/dev/null"])
     print(f"{mb} MB log of distinct lines: {time.perf_counter() - t:.3f}")
     os.remove(path)
+# The adversary's paste: the tickets' own prose, every line made distinct
+# by a counter (nothing is skipped as already read); then prose dense with
+# versions, GPU names and non-ASCII characters (emoji, curly quotes).
+tickets = os.path.join(root, "..", "tickets")
+prose = [l for f in sorted(os.listdir(tickets)) if f != "MISSED"
+         for l in open(os.path.join(tickets, f)).read().split("\n---\n", 1)[-1].splitlines()]
+dense = ["🐛 torch 2.1.0 on RTX 3090, Windows 11, CUDA 12.1 “quoted” onnxruntime-gpu 1.17 ngc 23.10",
+         "❓ python 3.10 … nvidia driver 535.54 – tensorrt 8.6 — numpy 1.26 protobuf 3.20 é",
+         "Ünïcödé: pytorch 1.12 + cu113 and both onnxruntime and onnxruntime-gpu ✨ value = 1.2"]
+for name, src_lines in (("distinct prose lines", prose), ("dense non-ASCII prose", dense)):
+    path = os.path.join(work, "prose100.txt")
+    with open(path, "w") as f:
+        i, size = 0, 0
+        while size < 100 * 1024 * 1024:
+            line = f"{src_lines[i % len(src_lines)]} {i}\n"
+            f.write(line)
+            size += len(line.encode())
+            i += 1
+    t = time.perf_counter()
+    subprocess.run([doctor, "diagnose", path, "--format", "json", "-o", "/dev/null"])
+    print(f"100 MB {name}: {time.perf_counter() - t:.3f}")
+    os.remove(path)
 PY
 
 # The model check on ~2 GB models (writes 4 GB to a temporary directory;

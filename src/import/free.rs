@@ -17,7 +17,7 @@ use crate::matrix::Platform;
 /// A version as people write it: `2.2.0`, `v1.17.1`, `2.2.0+cu121`,
 /// `2.2.0a0+81ea7a4`, `8.9.7.29`, `12.1`; not a bare integer.
 static VERSION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bv?(\d+\.\d+(?:\.\d+)*(?:(?:a|b|rc|post|dev)\d*)?(?:\+[0-9a-z.]+)?)").unwrap()
+    super::prose_regex(r"(?i)\bv?(\d+\.\d+(?:\.\d+)*(?:(?:a|b|rc|post|dev)\d*)?(?:\+[0-9a-z.]+)?)").unwrap()
 });
 
 /// What a field's key names, once markup, case and notes are gone.
@@ -185,13 +185,15 @@ fn is_gpu_name(value: &str) -> bool {
 /// A GPU a line of prose or a hand-written list names ("- RTX2080TI,
 /// Driver Version: 410.79"), kept unless the paste states its GPUs.
 pub(crate) fn gpu_mention(line: &str, c: &mut Collector) {
-    if let Some(name) = gpu_in_prose(line) {
+    if !c.has_guess(&Key::GpuName(0))
+        && let Some(name) = gpu_in_prose(line)
+    {
         c.guess(Key::GpuName(0), &name);
     }
     // "Windows 11, RTX 3060": the OS, unless a field states it.
-    if has(line, "windows") {
+    if !c.has_guess(&Key::Os) && has(line, "windows") {
         static WINDOWS: LazyLock<Regex> =
-            LazyLock::new(|| Regex::new(r"(?i)\bwindows\s?(1[01]|server\s+20\d\d)\b").unwrap());
+            LazyLock::new(|| super::prose_regex(r"(?i)\bwindows\s?(1[01]|server\s+20\d\d)\b").unwrap());
         if let Some(m) = WINDOWS.captures(line) {
             c.guess(Key::Os, &format!("Windows {}", &m[1]));
         }
@@ -204,7 +206,7 @@ pub(crate) fn gpu_mention(line: &str, c: &mut Collector) {
 /// it is not read: prose names GPUs it compares against too.
 fn gpu_in_prose(line: &str) -> Option<String> {
     static NAME: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
+        super::prose_regex(
             r"(?i)\b(?:(?:nvidia\s+)?(?:geforce\s+)?(rtx|gtx)\s?-?(\d{3,4})(\s?(?:ti|super))?|(?:nvidia|tesla)\s+([ahlptvk]\d{1,3}[a-z]?)|(titan|quadro)\s+([a-z]*\d*[a-z]?))\b",
         )
         .unwrap()
@@ -227,13 +229,14 @@ fn gpu_in_prose(line: &str) -> Option<String> {
 /// "RTX 4090 24GB" → "RTX 4090": the memory is not part of the name.
 fn gpu_name(value: &str) -> &str {
     static MEMORY: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"(?i)[\s,(/]+\d+\s*(?:gb|gib|g)\b.*$").unwrap());
+        LazyLock::new(|| super::prose_regex(r"(?i)[\s,(/]+\d+\s*(?:gb|gib|g)\b.*$").unwrap());
     MEMORY.find(value).map_or(value, |m| &value[..m.start()]).trim()
 }
 
 /// `cu121` → `12.1`, `cu118` → `11.8`, `cu92` → `9.2`.
 fn cuda_tag(s: &str) -> Option<String> {
-    static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)(?:\b|\+)cu(\d{2,3})\b").unwrap());
+    static TAG: LazyLock<Regex> =
+        LazyLock::new(|| super::prose_regex(r"(?i)(?:\b|\+)cu(\d{2,3})\b").unwrap());
     if !has(s, "cu") {
         return None;
     }
@@ -262,10 +265,10 @@ pub(crate) fn equals(line: &str) -> Option<(&str, &str)> {
 /// structured, so what they say is a fact, not a guess.
 pub(crate) fn image(line: &str, c: &mut Collector) -> bool {
     static TORCH: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\bpytorch/pytorch:(\d+\.\d+(?:\.\d+)?)-cuda(\d+\.\d+)-cudnn(\d+)").unwrap()
+        super::prose_regex(r"\bpytorch/pytorch:(\d+\.\d+(?:\.\d+)?)-cuda(\d+\.\d+)-cudnn(\d+)").unwrap()
     });
     static CUDA: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"\bnvidia/cuda:(\d+\.\d+(?:\.\d+)?)(?:-cudnn(\d+))?").unwrap());
+        LazyLock::new(|| super::prose_regex(r"\bnvidia/cuda:(\d+\.\d+(?:\.\d+)?)(?:-cudnn(\d+))?").unwrap());
     // Most lines name no image: skip them without running a regex.
     if !line.contains("pytorch/pytorch:") && !line.contains("nvidia/cuda:") {
         return false;
@@ -294,22 +297,23 @@ pub(crate) fn image(line: &str, c: &mut Collector) -> bool {
 /// whatever else the line holds too.
 pub(crate) fn platform(line: &str, c: &mut Collector) {
     static NGC: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\bnvidia/(pytorch|tensorrt|tritonserver):(\d{2}\.\d{2})\b|\bngc\b\D{0,40}?\b(\d{2}\.\d{2})\b")
+        super::prose_regex(r"(?i)\bnvidia/(pytorch|tensorrt|tritonserver):(\d{2}\.\d{2})\b|\bngc\b\D{0,40}?\b(\d{2}\.\d{2})\b")
             .unwrap()
     });
     static JETSON: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
+        super::prose_regex(
             r"(?i)\bjet ?pack\s*(?:version|sdk)?\s*[:=]?\s*v?(\d\.\d+(?:\.\d+)?)\b|\bl4t(?:\s*version)?\s*[:=]?\s*r?(\d{2}\.\d+(?:\.\d+)?)\b|\bl4t-[a-z0-9-]+:r(\d{2}\.\d+\.\d+)\b|\bR(\d{2}) \(release\), REVISION: (\d+\.\d+)",
         )
         .unwrap()
     });
     // A Jetson board named without its JetPack: the machine is still an
     // aarch64 one.
-    static BOARD: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"(?i)\bjetson[\s_-]*(?:nano|tx1|tx2|xavier|agx|orin|thor)\b").unwrap());
+    static BOARD: LazyLock<Regex> = LazyLock::new(|| {
+        super::prose_regex(r"(?i)\bjetson[\s_-]*(?:nano|tx1|tx2|xavier|agx|orin|thor)\b").unwrap()
+    });
     // Most lines name no platform: one literal search rules them out.
     static NAMED: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"(?i)ngc|nvidia/|jet ?pack|l4t|REVISION|jetson").unwrap());
+        LazyLock::new(|| super::prose_regex(r"(?i)ngc|nvidia/|jet ?pack|l4t|REVISION|jetson").unwrap());
     if !NAMED.is_match(line) {
         return;
     }
@@ -355,15 +359,57 @@ fn not_installed(line: &str, at: usize) -> bool {
         "need ",
         "without",
     ];
+    // One pass over the clause for all the words (a line of prose may
+    // name a dozen versions, each asking).
+    static ANY: LazyLock<Regex> = LazyLock::new(|| {
+        let words: Vec<String> = WORDS.iter().map(|w| regex::escape(w)).collect();
+        Regex::new(&format!("(?i:{})", words.join("|"))).unwrap()
+    });
     let before = &line[..at];
     let clause = [". ", "; ", "! ", "? ", " but "].iter().filter_map(|b| before.rfind(b)).max().unwrap_or(0);
-    let clause = &before[clause..];
-    WORDS.iter().any(|w| has(clause, w))
+    ANY.is_match(&before[clause..])
 }
 
 /// Whether `line` holds `needle` (lower case), in any case.
-fn has(line: &str, needle: &str) -> bool {
-    line.as_bytes().windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+/// Each candidate start is found by `memchr2` on the needle's first byte in
+/// either case, so a line without that letter costs one vectorised scan.
+pub(crate) fn has(line: &str, needle: &str) -> bool {
+    let (hay, needle) = (line.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = needle.split_first() else { return true };
+    let mut from = 0;
+    while hay.len() - from >= needle.len() {
+        let Some(i) =
+            memchr::memchr2(first, first.to_ascii_uppercase(), &hay[from..=hay.len() - needle.len()])
+        else {
+            return false;
+        };
+        let at = from + i;
+        if hay[at + 1..at + needle.len()].eq_ignore_ascii_case(rest) {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
+
+/// A version named by the word before it ("torch 2.1", "CUDA version: 12.1").
+static WORDED: LazyLock<Regex> = LazyLock::new(|| {
+    super::prose_regex(
+        r"(?i)\b(pytorch|torch|python|cuda|cudnn|driver|onnxruntime-gpu|onnxruntime|onnx|tensorrt|numpy|protobuf|torchvision)(?:\s+version)?(?:\s+is|\s*[:=@]|\s+v|\s+)?\s*v?(\d+\.\d+(?:\.\d+)*(?:\+[0-9a-z.]+)?)",
+    )
+    .unwrap()
+});
+
+/// A `WORDED` match taken apart: the word ("onnxruntime-gpu") and the
+/// version after it, without its `v` ("torch v2.1.0+cu121" → "2.1.0+cu121").
+fn worded_parts(m: &str) -> Option<(&str, &str)> {
+    let word_end = m.find(|ch: char| !(ch.is_ascii_alphabetic() || ch == '-')).unwrap_or(m.len());
+    let start = m[word_end..]
+        .rfind(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '.' || ch == '+'))
+        .map_or(word_end, |i| word_end + i + 1);
+    let v = &m[start..];
+    let v = v.strip_prefix(['v', 'V']).filter(|r| r.starts_with(|ch: char| ch.is_ascii_digit())).unwrap_or(v);
+    (word_end > 0 && v.starts_with(|ch: char| ch.is_ascii_digit())).then_some((&m[..word_end], v))
 }
 
 /// Versions in a sentence or a path, each recognised by the word before it:
@@ -374,7 +420,7 @@ pub(crate) fn sentence(line: &str, c: &mut Collector) {
     // installation problem people describe instead of listing.
     if has(line, "both") && has(line, "onnxruntime-gpu") {
         static BOTH: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(
+            super::prose_regex(
                 r"(?i)\bboth\s+(?:the\s+)?onnxruntime(?:-gpu)?\s+and\s+(?:the\s+)?onnxruntime(?:-gpu)?\b",
             )
             .unwrap()
@@ -390,24 +436,18 @@ pub(crate) fn sentence(line: &str, c: &mut Collector) {
     if !line.as_bytes().windows(2).any(|w| w[0].is_ascii_digit() && w[1] == b'.') {
         return;
     }
-    static WORDED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r"(?i)\b(pytorch|torch|python|cuda|cudnn|driver|onnxruntime-gpu|onnxruntime|onnx|tensorrt|numpy|protobuf|torchvision)(?:\s+version)?(?:\s+is|\s*[:=@]|\s+v|\s+)?\s*v?(\d+\.\d+(?:\.\d+)*(?:\+[0-9a-z.]+)?)",
-        )
-        .unwrap()
-    });
     static PATHS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"python(\d\.\d+)/(?:site|dist)-packages|/cuda-(\d+\.\d+)/|libcudnn\.so\.(\d+\.\d+\.\d+)|TensorRT-(\d+\.\d+\.\d+(?:\.\d+)?)").unwrap()
+        super::prose_regex(r"python(\d\.\d+)/(?:site|dist)-packages|/cuda-(\d+\.\d+)/|libcudnn\.so\.(\d+\.\d+\.\d+)|TensorRT-(\d+\.\d+\.\d+(?:\.\d+)?)").unwrap()
     });
-    for m in WORDED.captures_iter(line) {
-        let at = m.get(0).map_or(0, |m| m.start());
+    // Matches are found by the DFA and taken apart by hand: a capturing
+    // search per match costs more than all the rest of a line's reading.
+    for m in WORDED.find_iter(line) {
+        let at = m.start();
         // `nvcr.io/nvidia/pytorch:24.01` is an image's tag, not torch's
         // version; `opencv-python : 4.1.1` and `pytorch_lightning 1.5` are
         // other packages' versions.
-        if not_installed(line, at) || line[..at].ends_with(['/', '-', '_', '.']) {
-            continue;
-        }
-        let (word, v) = (m[1].to_ascii_lowercase(), &m[2]);
+        let Some((word, v)) = worded_parts(m.as_str()) else { continue };
+        let word = word.to_ascii_lowercase();
         let key = match word.as_str() {
             "pytorch" | "torch" => Key::Dist("torch".into()),
             "python" => Key::Python,
@@ -416,17 +456,22 @@ pub(crate) fn sentence(line: &str, c: &mut Collector) {
             "driver" => Key::Driver,
             other => Key::Dist(other.to_string()),
         };
+        if c.has_guess(&key) || not_installed(line, at) || line[..at].ends_with(['/', '-', '_', '.']) {
+            continue;
+        }
         c.guess(key, v);
     }
-    if let Some(cuda) = cuda_tag(line)
-        && line.to_ascii_lowercase().contains("torch")
+    if !c.has_guess(&Key::TorchCuda)
+        && let Some(cuda) = cuda_tag(line)
+        && has(line, "torch")
     {
         c.guess(Key::TorchCuda, &cuda);
     }
     // `pip install onnxruntime-gpu==1.19.2` in a sentence names what was
     // installed; pip's own refusals name what was not.
     static PINNED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?:^|[\s"'`(])([A-Za-z][A-Za-z0-9_.-]*)==(\d+(?:\.\d+)+(?:\+[0-9a-z.]+)?)"#).unwrap()
+        super::prose_regex(r#"(?:^|[\s"'`(])([A-Za-z][A-Za-z0-9_.-]*)==(\d+(?:\.\d+)+(?:\+[0-9a-z.]+)?)"#)
+            .unwrap()
     });
     if !["satisfies the requirement", "No matching distribution", "not a supported wheel"]
         .iter()
@@ -455,6 +500,37 @@ pub(crate) fn sentence(line: &str, c: &mut Collector) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_worded_version_is_taken_apart_as_the_pattern_captured_it() {
+        fn parts(s: &str) -> Option<(&str, &str)> {
+            WORDED.find(s).and_then(|m| worded_parts(m.as_str()))
+        }
+        assert_eq!(parts("on torch v2.1.0+cu121 here"), Some(("torch", "2.1.0+cu121")));
+        assert_eq!(parts("python3.8"), Some(("python", "3.8")));
+        assert_eq!(parts("CUDA version: 12.1"), Some(("CUDA", "12.1")));
+        assert_eq!(parts("CUDA Version is 11.8"), Some(("CUDA", "11.8")));
+        assert_eq!(parts("cudnn=8.9.7"), Some(("cudnn", "8.9.7")));
+        assert_eq!(parts("onnxruntime-gpu 1.17.1"), Some(("onnxruntime-gpu", "1.17.1")));
+        assert_eq!(parts("tensorrt@10.0"), Some(("tensorrt", "10.0")));
+        assert_eq!(parts("PyTorch V1.13"), Some(("PyTorch", "1.13")));
+    }
+
+    #[test]
+    fn has_finds_a_needle_in_any_case_and_nowhere_else() {
+        assert!(has("NVIDIA GeForce RTX 3090", "rtx"));
+        assert!(has("rtx", "rtx"));
+        assert!(has("an Rtx", "rtx"));
+        assert!(has("xxRTX", "rtx"));
+        assert!(!has("RT", "rtx"));
+        assert!(!has("R T X", "rtx"));
+        assert!(!has("", "rtx"));
+        assert!(has("anything", ""));
+        // A near miss at every start, then the needle at the very end.
+        assert!(has("rtrtrtRTX", "rtx"));
+        assert!(!has("rtrtrtRT", "rtx"));
+        assert!(has("Ünïcode then Windows", "windows"));
+    }
 
     #[test]
     fn keys_are_read_through_markup_and_notes() {

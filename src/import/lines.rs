@@ -115,16 +115,18 @@ fn bracketed(line: &str) -> Option<(&str, &str, &str, Option<&str>)> {
 }
 
 static SMI_DRIVER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"Driver Version:\s*([0-9][0-9.]*)").unwrap());
-static SMI_CUDA: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"CUDA Version:\s*([0-9][0-9.]*)").unwrap());
+    LazyLock::new(|| super::prose_regex(r"Driver Version:\s*([0-9][0-9.]*)").unwrap());
+static SMI_CUDA: LazyLock<Regex> =
+    LazyLock::new(|| super::prose_regex(r"CUDA Version:\s*([0-9][0-9.]*)").unwrap());
 static SMI_ROW: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|").unwrap());
-static NVCC: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"Cuda compilation tools, release ([0-9.]+)(?:, V([0-9.]+))?").unwrap());
+    LazyLock::new(|| super::prose_regex(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|").unwrap());
+static NVCC: LazyLock<Regex> = LazyLock::new(|| {
+    super::prose_regex(r"Cuda compilation tools, release ([0-9.]+)(?:, V([0-9.]+))?").unwrap()
+});
 static CONDA_BUILD_CUDA: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"cuda(\d+)\.(\d+)|^cuda(\d{3})py\d").unwrap());
+    LazyLock::new(|| super::prose_regex(r"cuda(\d+)\.(\d+)|^cuda(\d{3})py\d").unwrap());
 static CONDA_BUILD_PYTHON: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^py(\d)\.(\d+)_|(?:^|[_a-z0-9])py(3\d{1,2})(?:h|_|$)").unwrap());
+    LazyLock::new(|| super::prose_regex(r"^py(\d)\.(\d+)_|(?:^|[_a-z0-9])py(3\d{1,2})(?:h|_|$)").unwrap());
 
 /// A line of `nvidia-smi -L`, `GPU 0: NVIDIA A100-SXM4-80GB (UUID:
 /// GPU-…)`: (index, name, UUID). Read without a regex: a list of GPUs can
@@ -280,7 +282,7 @@ fn conda_package(c: &mut Collector, name: &str, version: &str, build: Option<&st
 /// have torch 1.6.1 which is incompatible."
 fn pip_conflict(line: &str, c: &mut Collector) -> bool {
     static CONFLICT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
+        super::prose_regex(
             r"(?:^|ERROR: )([A-Za-z0-9][A-Za-z0-9_.-]*) (\S+) (?:requires|has requirement) (.+?), but you(?:'ll)? have ([A-Za-z0-9][A-Za-z0-9_.-]*) (\S+) which is incompatible",
         )
         .expect("the pip conflict pattern compiles")
@@ -299,11 +301,11 @@ fn pip_conflict(line: &str, c: &mut Collector) -> bool {
 /// parentheses, after an optional "(from …)").
 fn pip_output(line: &str, c: &mut Collector) -> bool {
     static INSTALLED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^([A-Za-z0-9][A-Za-z0-9._-]*?)-(\d[0-9A-Za-z.+!]*)$")
+        super::prose_regex(r"^([A-Za-z0-9][A-Za-z0-9._-]*?)-(\d[0-9A-Za-z.+!]*)$")
             .expect("the wheel-name pattern compiles")
     });
     static SATISFIED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"Requirement already satisfied: ([A-Za-z0-9][A-Za-z0-9._-]*)\S* in \S+(?: \(from [^)]*\))? \((\d[^)\s]*)\)")
+        super::prose_regex(r"Requirement already satisfied: ([A-Za-z0-9][A-Za-z0-9._-]*)\S* in \S+(?: \(from [^)]*\))? \((\d[^)\s]*)\)")
             .expect("the already-satisfied pattern compiles")
     });
     if let Some(at) = line.find("Successfully installed ") {
@@ -332,12 +334,19 @@ fn pip_output(line: &str, c: &mut Collector) -> bool {
 /// Later GPUs follow as "CUDA:1 (…)" on lines of their own.
 fn ultralytics_banner(line: &str, c: &mut Collector) -> bool {
     static BANNER: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\bPython-(\d+\.\d+(?:\.\d+)?)\s+torch-(\d+\.\d+(?:\.\d+)?(?:\+[0-9A-Za-z.]+)?)\s")
-            .expect("the ultralytics banner pattern compiles")
+        super::prose_regex(
+            r"\bPython-(\d+\.\d+(?:\.\d+)?)\s+torch-(\d+\.\d+(?:\.\d+)?(?:\+[0-9A-Za-z.]+)?)\s",
+        )
+        .expect("the ultralytics banner pattern compiles")
     });
     static DEVICE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?:^|\s)CUDA:(\d+) \(([^,()]+), ?\d+ ?MiB\)").expect("the device pattern compiles")
+        super::prose_regex(r"(?:^|\s)CUDA:(\d+) \(([^,()]+), ?\d+ ?MiB\)")
+            .expect("the device pattern compiles")
     });
+    // Both patterns need one of two literals: most lines have neither.
+    if !line.contains("Python-") && !line.contains("CUDA:") {
+        return false;
+    }
     let banner = BANNER.captures(line);
     if let Some(m) = &banner {
         c.fact(Key::Python, &m[1]);
@@ -519,7 +528,8 @@ mod tests {
     #[test]
     fn nvidia_smi_l_lines_read_as_the_pattern_did() {
         let pattern =
-            Regex::new(r"^GPU (\d+):\s*(.+?)(?:\s*\(UUID:\s*(GPU-[0-9A-Fa-f-]+)\))?$").expect("compiles");
+            crate::import::prose_regex(r"^GPU (\d+):\s*(.+?)(?:\s*\(UUID:\s*(GPU-[0-9A-Fa-f-]+)\))?$")
+                .expect("compiles");
         for line in [
             "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-5e4f3c2a-1b2c-3d4e-5f60-718293a4b5c6)",
             "GPU 1: Tesla T4",

@@ -96,6 +96,14 @@ fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &M
     c.into_snapshot(matrix)
 }
 
+/// A pattern for pasted text, compiled with ASCII word boundaries (see
+/// [`crate::matrix::ascii_word_boundaries`]): with Unicode ones, regex
+/// leaves its DFA for a backtracker on every line that holds a non-ASCII
+/// character, and an issue template's emoji make a long paste slow.
+pub(crate) fn prose_regex(pattern: &str) -> Result<regex::Regex, regex::Error> {
+    regex::Regex::new(&crate::matrix::ascii_word_boundaries(pattern).unwrap_or_else(|| pattern.to_string()))
+}
+
 /// The most traceback frames remembered of one paste.
 const MAX_FRAMES: usize = 10_000;
 
@@ -406,6 +414,12 @@ impl Collector {
     }
 
     /// Remembers a fact read from prose, a path or an image tag.
+    /// Whether `key` already has its guess: the first one is kept, so a
+    /// reader can skip the work of finding another.
+    pub(crate) fn has_guess(&self, key: &Key) -> bool {
+        self.guessed.contains(key)
+    }
+
     pub(crate) fn guess(&mut self, key: Key, value: &str) {
         if self.guessed.contains(&key) || !plausible(&key, value.trim()) {
             return;

@@ -22,7 +22,7 @@ const MAX_PARTS: usize = 6;
 static HEADING: LazyLock<Regex> = LazyLock::new(|| {
     let kinds = r"(?:environment|env|machine|system|server|host|computer|setup|pc|node|container|device|config(?:uration)?|versions?)";
     let states = r"(?:working|not\s+working|broken|failing|good|bad|old|new|original|upgraded|downgraded)";
-    Regex::new(&format!(
+    super::prose_regex(&format!(
         r"(?ix)^(?:
             (?:before|after)(?:\s+(?:the\s+)?(?:upgrade|update|downgrade|installation|install|reinstall|change|fix))?
           | {kinds}\s*(?:\#?\d{{1,2}}|[a-d]|one|two|three)(?:\s*\(\s*{states}\s*\))?

@@ -645,6 +645,42 @@ pub struct Matrix {
     pub signature_set: std::sync::OnceLock<regex::RegexSet>,
 }
 
+/// `pattern` with every Unicode word boundary (`\b`, `\B` and their
+/// start/end forms) made an ASCII one; None when it does not parse.
+///
+/// regex's lazy DFA cannot decide a Unicode word boundary next to a
+/// non-ASCII byte: on such a line (an emoji in an issue template, a curly
+/// quote) it gives up and the set falls back to the PikeVM, a hundred
+/// times slower for a set this large. The signatures are pip's, Python's
+/// and NVIDIA's English messages, whose words are ASCII, so the two
+/// boundaries agree on every line they could match. The signatures
+/// themselves, run on the lines the set picked, keep their own.
+pub(crate) fn ascii_word_boundaries(pattern: &str) -> Option<String> {
+    use regex_syntax::hir::{Capture, Hir, HirKind, Look, Repetition};
+    fn ascii(h: &Hir) -> Hir {
+        match h.kind() {
+            HirKind::Look(look) => Hir::look(match look {
+                Look::WordUnicode => Look::WordAscii,
+                Look::WordUnicodeNegate => Look::WordAsciiNegate,
+                Look::WordStartUnicode => Look::WordStartAscii,
+                Look::WordEndUnicode => Look::WordEndAscii,
+                Look::WordStartHalfUnicode => Look::WordStartHalfAscii,
+                Look::WordEndHalfUnicode => Look::WordEndHalfAscii,
+                other => *other,
+            }),
+            HirKind::Repetition(r) => {
+                Hir::repetition(Repetition { sub: Box::new(ascii(&r.sub)), ..r.clone() })
+            }
+            HirKind::Capture(c) => Hir::capture(Capture { sub: Box::new(ascii(&c.sub)), ..c.clone() }),
+            HirKind::Concat(subs) => Hir::concat(subs.iter().map(ascii).collect()),
+            HirKind::Alternation(subs) => Hir::alternation(subs.iter().map(ascii).collect()),
+            _ => h.clone(),
+        }
+    }
+    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+    Some(ascii(&hir).to_string())
+}
+
 impl Matrix {
     /// The since versions of `op` of `domain` whose schema has a function body.
     pub(crate) fn function_versions(&self, domain: &str, op: &str) -> &[i64] {
@@ -663,12 +699,22 @@ impl Matrix {
 
     /// All signature patterns as one set, compiled on first use.
     pub(crate) fn signature_set(&self) -> &regex::RegexSet {
+        const SIGNATURE_DFA_CACHE: usize = 64 << 20;
         self.signature_set.get_or_init(|| {
             let patterns = self.rules.iter().filter_map(|r| match &r.kind {
-                RuleKind::Signature { regex, .. } => Some(regex.as_str()),
+                RuleKind::Signature { regex, .. } => {
+                    Some(ascii_word_boundaries(regex.as_str()).unwrap_or_else(|| regex.as_str().to_string()))
+                }
                 _ => None,
             });
-            regex::RegexSet::new(patterns).unwrap_or_else(|_| regex::RegexSet::empty())
+            // The lazy DFA of a set this large outgrows regex's default
+            // cache on varied text and falls back to the PikeVM, several
+            // times slower per line; a larger cache keeps it a DFA. The
+            // cache grows only as states are needed.
+            regex::RegexSetBuilder::new(patterns)
+                .dfa_size_limit(SIGNATURE_DFA_CACHE)
+                .build()
+                .unwrap_or_else(|_| regex::RegexSet::empty())
         })
     }
 
@@ -797,4 +843,20 @@ fn squeezed(name: &str) -> String {
         .chars()
         .filter(|c| c.is_alphanumeric())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ascii_word_boundaries;
+
+    #[test]
+    fn word_boundaries_become_ascii_and_nothing_else_changes() {
+        let p = ascii_word_boundaries(r"(?i)\bno module named\s+'(?P<m>\w+)'\B|\b[a-z]+\b").unwrap();
+        assert!(!p.contains(r"\b") || p.contains(r"(?-u:\b)"), "{p}");
+        let re = regex::Regex::new(&p).unwrap();
+        assert!(re.is_match("🐛 No module named 'onnx'."));
+        assert_eq!(&re.captures("no module named 'onnx'. 🐛").unwrap()["m"], "onnx", "named groups are kept");
+        assert!(!regex::Regex::new(&ascii_word_boundaries(r"\bfoo\b").unwrap()).unwrap().is_match("xfoo"));
+        assert!(ascii_word_boundaries("(unclosed").is_none());
+    }
 }
