@@ -95,6 +95,16 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "[E] Failed to build the serialized network",
     ),
     (
+        "error-pip-building-from-source",
+        "  Downloading onnx-1.12.0.tar.gz (10.1 MB)",
+        "  Downloading onnx-1.12.0-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl (13.1 MB)",
+    ),
+    (
+        "error-pip-building-from-source",
+        "it builds from source using `opencv-python-4.5.3.56.tar.gz` instead of a wheel",
+        "Downloading tensorrt-8.6.1.tar.gz (16 kB)",
+    ),
+    (
         "error-tensorrt-api-removed",
         "AttributeError: 'tensorrt_bindings.tensorrt.IBuilderConfig' object has no attribute 'max_workspace_size'",
         "'tensorrt.IBuilderConfig' object has attribute 'set_memory_pool_limit'",
