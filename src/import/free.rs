@@ -155,13 +155,25 @@ pub(crate) fn field_value(what: Field, value: &str, c: &mut Collector) -> bool {
                 Field::Cuda => c.fact(Key::CudaToolkit, v),
                 Field::Cudnn => c.fact(Key::Cudnn, v),
                 Field::Driver => c.fact(Key::Driver, v),
-                Field::Dist(name) => c.dist(name, v),
+                Field::Dist(name) => c.dist(&named_in_value(name, value), v),
                 // Read above, before a version was looked for.
                 Field::Gpu | Field::Os | Field::CudaAndCudnn => {}
             }
         }
     }
     true
+}
+
+/// The distribution a field's value names itself, where it is another of
+/// the same module's ("ONNX Runtime version: `onnxruntime_gpu==1.2.0`",
+/// "1.17.1 (onnxruntime-gpu)"); else the field's own.
+fn named_in_value(field: &str, value: &str) -> String {
+    value
+        .split(|ch: char| ch.is_whitespace() || matches!(ch, '=' | '(' | ')' | ',' | '`' | ':' | '<' | '>' | '~'))
+        .filter(|w| w.len() > field.len() && w.starts_with(|ch: char| ch.is_ascii_alphabetic()))
+        .map(crate::snapshot::normalize_name)
+        .find(|w| w != field && super::same_module(w, field))
+        .unwrap_or_else(|| field.to_string())
 }
 
 /// The version a field's value opens with, after at most two words
@@ -514,6 +526,22 @@ mod tests {
         assert_eq!(parts("onnxruntime-gpu 1.17.1"), Some(("onnxruntime-gpu", "1.17.1")));
         assert_eq!(parts("tensorrt@10.0"), Some(("tensorrt", "10.0")));
         assert_eq!(parts("PyTorch V1.13"), Some(("PyTorch", "1.13")));
+    }
+
+    #[test]
+    fn a_field_value_naming_its_own_distribution_records_that_one() {
+        let read = |key: &str, value: &str| {
+            let mut c = Collector::default();
+            assert!(field(key, value, &mut c));
+            (c.dist_version("onnxruntime").map(str::to_string), c.dist_version("onnxruntime-gpu").map(str::to_string))
+        };
+        assert_eq!(read("ONNX Runtime version", "`onnxruntime_gpu==1.2.0`"), (None, Some("1.2.0".into())));
+        assert_eq!(read("ONNX Runtime version", "onnxruntime-gpu 1.16.3"), (None, Some("1.16.3".into())));
+        assert_eq!(read("ONNX Runtime version", "1.17.1 (onnxruntime-gpu)"), (None, Some("1.17.1".into())));
+        assert_eq!(read("ONNX Runtime version", "1.17.1"), (Some("1.17.1".into()), None));
+        assert_eq!(read("ONNX Runtime version", "onnxruntime 1.17.1"), (Some("1.17.1".into()), None));
+        // Another package's name is not the field's distribution.
+        assert_eq!(read("onnxruntime", "1.17.1 with onnx 1.15"), (Some("1.17.1".into()), None));
     }
 
     #[test]

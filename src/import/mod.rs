@@ -548,7 +548,7 @@ impl Collector {
 
 /// Two distributions that install the same module (`onnxruntime` and
 /// `onnxruntime-gpu`, `tensorrt` and `tensorrt-cu12`).
-fn same_module(a: &str, b: &str) -> bool {
+pub(crate) fn same_module(a: &str, b: &str) -> bool {
     let family = |n: &str| match n.split_once('-') {
         Some((head @ ("onnxruntime" | "tensorrt"), _)) => head.to_string(),
         _ => n.to_string(),
