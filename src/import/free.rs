@@ -169,7 +169,9 @@ pub(crate) fn field_value(what: Field, value: &str, c: &mut Collector) -> bool {
 /// "1.17.1 (onnxruntime-gpu)"); else the field's own.
 fn named_in_value(field: &str, value: &str) -> String {
     value
-        .split(|ch: char| ch.is_whitespace() || matches!(ch, '=' | '(' | ')' | ',' | '`' | ':' | '<' | '>' | '~'))
+        .split(|ch: char| {
+            ch.is_whitespace() || matches!(ch, '=' | '(' | ')' | ',' | '`' | ':' | '<' | '>' | '~')
+        })
         .filter(|w| w.len() > field.len() && w.starts_with(|ch: char| ch.is_ascii_alphabetic()))
         .map(crate::snapshot::normalize_name)
         .find(|w| w != field && super::same_module(w, field))
@@ -533,7 +535,10 @@ mod tests {
         let read = |key: &str, value: &str| {
             let mut c = Collector::default();
             assert!(field(key, value, &mut c));
-            (c.dist_version("onnxruntime").map(str::to_string), c.dist_version("onnxruntime-gpu").map(str::to_string))
+            (
+                c.dist_version("onnxruntime").map(str::to_string),
+                c.dist_version("onnxruntime-gpu").map(str::to_string),
+            )
         };
         assert_eq!(read("ONNX Runtime version", "`onnxruntime_gpu==1.2.0`"), (None, Some("1.2.0".into())));
         assert_eq!(read("ONNX Runtime version", "onnxruntime-gpu 1.16.3"), (None, Some("1.16.3".into())));
