@@ -324,6 +324,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "ERROR: Could not find a version that satisfies the requirement torch==1.10.0 (from versions: 1.13.0)",
     ),
     (
+        "error-pip-torch-local-version",
+        "ERROR: No matching distribution found for torch==1.13.1+cu117; Could not find a version that satisfies the requirement torch==1.13.1+cu117",
+        "ERROR: Could not find a version that satisfies the requirement torch==1.13.1+cu117 (from versions: 2.0.0, 2.0.0+cu117)",
+    ),
+    (
         "error-gpu-library-missing",
         "Could not load library cudnn_ops_infer64_8.dll. Error code 126",
         "Loaded library cudnn_ops_infer64_8.dll",
@@ -362,6 +367,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "error-pip-version-not-for-python",
         "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: 2.0.0, 2.0.1, 2.1.0)",
         "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: none)",
+    ),
+    (
+        "error-pip-version-not-for-python",
+        "ERROR: Could not find a version that satisfies the requirement torch==1.13.1+cu117 (from versions: 2.0.0, 2.0.0+cu117)",
+        "ERROR: Could not find a version that satisfies the requirement torch==1.10.0+cu113 (from versions: 0.1.2, 0.1.2.post1, 0.1.2.post2)",
     ),
     (
         "error-wheel-not-for-this-python",
