@@ -80,6 +80,16 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "module 'onnx' has compose",
     ),
     (
+        "error-numpy-older-than-module",
+        "RuntimeError: module compiled against API version 0xf but this version of numpy is 0xd",
+        "RuntimeError: module compiled against ABI version 0x1000009 but this version of numpy is 0x2000000",
+    ),
+    (
+        "error-numpy-older-than-module",
+        "RuntimeError: module compiled against API version 0x13 but this version of numpy is 0x12",
+        "ImportError: numpy.core.multiarray failed to import",
+    ),
+    (
         "error-pip-building-from-source",
         "  ERROR: Failed building wheel for onnx",
         "Successfully built onnxruntime wheel cache",
