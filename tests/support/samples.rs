@@ -80,6 +80,16 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "module 'onnx' has compose",
     ),
     (
+        "error-tensorrt-7-api-removed",
+        "AttributeError: 'tensorrt.tensorrt.Builder' object has no attribute 'max_workspace_size'",
+        "AttributeError: 'tensorrt_bindings.tensorrt.IBuilderConfig' object has no attribute 'max_workspace_size'",
+    ),
+    (
+        "error-tensorrt-api-removed",
+        "AttributeError: 'tensorrt.tensorrt.Builder' object has no attribute 'build_engine'",
+        "AttributeError: 'tensorrt.tensorrt.Builder' object has no attribute 'fp16_mode'",
+    ),
+    (
         "error-numpy-older-than-module",
         "RuntimeError: module compiled against API version 0xf but this version of numpy is 0xd",
         "RuntimeError: module compiled against ABI version 0x1000009 but this version of numpy is 0x2000000",
