@@ -390,6 +390,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
     ),
     (
         "error-pip-version-not-for-python",
+        "ERROR: Could not find a version that satisfies the requirement onnxruntime==1.17.0 (from versions: 1.15.0, 1.15.1, 1.16.0, 1.16.3)",
+        "ERROR: No matching distribution found for onnxruntime==1.17.0",
+    ),
+    (
+        "error-pip-version-not-for-python",
         "ERROR: Could not find a version that satisfies the requirement torch==1.13.1+cu117 (from versions: 2.0.0, 2.0.0+cu117)",
         "ERROR: Could not find a version that satisfies the requirement torch==1.10.0+cu113 (from versions: 0.1.2, 0.1.2.post1, 0.1.2.post2)",
     ),
