@@ -387,7 +387,7 @@ fn not_installed(line: &str, at: usize) -> bool {
 /// Whether `line` holds `needle` (lower case), in any case.
 /// Each candidate start is found by `memchr2` on the needle's first byte in
 /// either case, so a line without that letter costs one vectorised scan.
-pub(crate) fn has(line: &str, needle: &str) -> bool {
+fn has(line: &str, needle: &str) -> bool {
     let (hay, needle) = (line.as_bytes(), needle.as_bytes());
     let Some((&first, rest)) = needle.split_first() else { return true };
     let mut from = 0;

@@ -413,13 +413,13 @@ impl Collector {
         }
     }
 
-    /// Remembers a fact read from prose, a path or an image tag.
     /// Whether `key` already has its guess: the first one is kept, so a
     /// reader can skip the work of finding another.
     pub(crate) fn has_guess(&self, key: &Key) -> bool {
         self.guessed.contains(key)
     }
 
+    /// Remembers a fact read from prose, a path or an image tag.
     pub(crate) fn guess(&mut self, key: Key, value: &str) {
         if self.guessed.contains(&key) || !plausible(&key, value.trim()) {
             return;
