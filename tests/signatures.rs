@@ -97,3 +97,39 @@ fn a_missing_libprotobuf_soname_names_the_protobuf_release_that_ships_it() {
     let fixes = finding(&r, "error-libprotobuf-missing")["fixes"].to_string();
     assert!(!fixes.contains("conda install") && fixes.contains("--force-reinstall onnx"), "{fixes}");
 }
+
+#[test]
+fn an_api_line_is_read_against_the_installed_release() {
+    let findings = |text: &str| -> Vec<serde_json::Value> {
+        let out = doctor()
+            .args(["diagnose", "-", "--format", "json"])
+            .write_stdin(text.to_string())
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["findings"].as_array().cloned().unwrap_or_default()
+    };
+    let codes = |f: &[serde_json::Value]| -> Vec<String> {
+        f.iter().filter_map(|f| f["code"].as_str()).map(String::from).collect()
+    };
+    let line = "ModuleNotFoundError: No module named 'torch.fx'\n";
+    // A torch older than the API: the line is explained, and the finding
+    // is about torch, with the release it names.
+    let old = findings(&format!("torch==1.6.0\n{line}"));
+    let f =
+        old.iter().find(|f| f["code"] == "error-api-newer-than-installed").expect("fires under torch 1.6");
+    assert!(f["message"].as_str().unwrap().contains("torch 1.6.0 is older"), "{f}");
+    assert_eq!(f["components"], serde_json::json!(["torch"]));
+    // A torch that has torch.fx: something else is wrong, not the release.
+    let new = findings(&format!("torch==1.10.0\n{line}"));
+    assert!(!codes(&new).iter().any(|c| c.starts_with("error-api-")), "{new:?}");
+    // What a removed module held went with it; a module added later is
+    // not read through its parent.
+    let six = findings("ImportError: cannot import name 'container_abcs' from 'torch._six'\n");
+    assert!(codes(&six).contains(&"error-api-removed-in-installed".to_string()), "{six:?}");
+    let sub = findings("ModuleNotFoundError: No module named 'torch.fx.experimental.proxy_tensor'\n");
+    assert!(!codes(&sub).iter().any(|c| c.starts_with("error-api-")), "{sub:?}");
+    // An unknown module, and a package's own absence, say nothing here.
+    let none = findings("ModuleNotFoundError: No module named 'torch'\n");
+    assert!(!codes(&none).iter().any(|c| c.starts_with("error-api-")), "{none:?}");
+}

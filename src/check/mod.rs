@@ -316,8 +316,29 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
         if let RuleKind::Signature { aten: Some(names), .. } = &rule.kind {
             params.extend(aten_params(names, caps, snapshot, matrix));
         }
+        let mut component = None;
+        if let RuleKind::Signature { api: Some(change), .. } = &rule.kind {
+            // A line about an API the matrix has no history of, or whose
+            // history the installed release contradicts, is not this rule's.
+            let Some(reading) = hits.iter().find_map(|(_, c)| api_params(*change, c, snapshot, matrix))
+            else {
+                j.outcomes.push(RuleOutcome {
+                    code: rule.code.clone(),
+                    subject: None,
+                    outcome: Outcome::NotApplicable,
+                });
+                continue;
+            };
+            params.extend(reading.params);
+            component = Some((reading.component, reading.source));
+        }
         let row = rule.kind.lookup().and_then(|l| signature_row(l, caps, snapshot, matrix));
         let mut f = builtin_finding_with_row(rule, None, &params, row);
+        // The API's own history is the source that decides.
+        if let Some((c, source)) = component {
+            f.components = vec![c];
+            f.sources.insert(0, source);
+        }
         f.evidence = evidence;
         if let RuleKind::Signature { likely, .. } = &rule.kind
             && !likely.is_empty()
@@ -376,6 +397,82 @@ fn failing_components(
         }
     }
     out
+}
+
+/// What the matrix's history of Python APIs says of the API a line names
+/// (`No module named 'torch.fx'`, `cannot import name 'X' from 'm'`,
+/// `module 'm' has no attribute 'X'`, `export() got an unexpected keyword
+/// argument 'k'`), read for `change`: `{api}`, `{api.package}`,
+/// `{api.added}`, `{api.removed}`, and `{api.here}` (the installed release
+/// where the paste states it), with the component of the API's package and
+/// the source of its history.
+/// None when the matrix knows no such change of that API, or when the
+/// installed release is one that has the API: then something else is wrong.
+fn api_params(
+    change: crate::matrix::ApiChange,
+    caps: &regex::Captures<'_>,
+    snapshot: &Snapshot,
+    matrix: &Matrix,
+) -> Option<ApiReading> {
+    use crate::matrix::ApiChange;
+    let group = |n: &str| caps.name(n).map(|m| m.as_str().trim_matches(['\'', '"', '.']));
+    let removed = change == ApiChange::Removed;
+    let (name, api) = if let (Some(func), Some(kwarg)) = (group("func"), group("kwarg")) {
+        // A keyword argument is named by its function's last name only.
+        let call = format!("{func}({kwarg})");
+        let mut found =
+            matrix.python_apis.iter().filter(|(k, _)| *k == &call || k.ends_with(&format!(".{call}")));
+        let one = found.next()?;
+        if found.next().is_some() {
+            return None;
+        }
+        one
+    } else {
+        let of = |m: &str, a: &str| group(m).zip(group(a)).map(|(m, a)| format!("{m}.{a}"));
+        let name =
+            group("module").map(String::from).or_else(|| of("from", "name")).or_else(|| of("of", "attr"))?;
+        // What a removed module held went with it (`torch._six.string_classes`).
+        std::iter::successors(Some(name.as_str()), |n| n.rsplit_once('.').map(|(p, _)| p))
+            .enumerate()
+            .find_map(|(i, n)| matrix.python_apis.get_key_value(n).filter(|_| i == 0 || removed))?
+    };
+    let at = if removed { api.removed.as_ref()? } else { api.added.as_ref()? };
+    let at = Ver::new(at.as_str());
+    let stack =
+        matrix.stack.iter().find(|p| p.package == api.package || p.distributions.contains(&api.package))?;
+    let installed = snapshot.pythons.iter().find_map(|env| match &env.distributions {
+        Probed::Found(list) => list
+            .iter()
+            .find(|d| d.name == stack.package || stack.distributions.contains(&d.name))
+            .and_then(|d| d.version.parsed().map(|v| (d.version.to_string(), v.clone()))),
+        Probed::NotEvaluated(_) => None,
+    });
+    let here = match &installed {
+        Some((shown, v)) => {
+            let before = at.parsed().is_some_and(|a| v < a);
+            // Added later than the installed release, or removed by it.
+            if before == removed {
+                return None;
+            }
+            format!("{} {shown}", api.package)
+        }
+        // An API added once and removed later, with no release stated:
+        // which of the two the line shows is not known.
+        None if api.added.is_some() && api.removed.is_some() => return None,
+        None => format!("the {} installed", api.package),
+    };
+    let mut params = vec![("api", name.clone()), ("api.package", api.package.clone()), ("api.here", here)];
+    params.extend(api.added.clone().map(|a| ("api.added", a)));
+    params.extend(api.removed.clone().map(|r| ("api.removed", r)));
+    Some(ApiReading { params, component: stack.component.clone(), source: api.source.clone() })
+}
+
+/// What [`api_params`] read of a line: the texts' placeholders, the
+/// component of the API's package, and the source of its history.
+struct ApiReading {
+    params: Vec<(&'static str, String)>,
+    component: Component,
+    source: String,
 }
 
 /// What the matrix's exporter history says of the ATen operator the first

@@ -65,6 +65,19 @@ struct RawFile {
     operator_initializers: Option<Spanned<RawOperatorInitializers>>,
     #[serde(default)]
     torch_onnx_symbolics: BTreeMap<String, Spanned<RawTorchSymbolic>>,
+    #[serde(default)]
+    python_apis: BTreeMap<String, Spanned<RawPythonApi>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPythonApi {
+    package: String,
+    #[serde(default)]
+    added: Option<String>,
+    #[serde(default)]
+    removed: Option<String>,
+    source: String,
 }
 
 #[derive(Deserialize)]
@@ -260,6 +273,11 @@ struct RawRule {
     /// `torch_onnx_symbolics` fills `{aten.opset}`, `{aten.torch}` and `{aten.at_opset}`.
     #[serde(default)]
     aten: Option<String>,
+    /// The change of a Python API (`python_apis`) the signature's line is
+    /// read against: fills `{api}`, `{api.package}`, `{api.added}`,
+    /// `{api.removed}` and `{api.here}`.
+    #[serde(default)]
+    api: Option<super::ApiChange>,
     #[serde(default)]
     supersedes: Vec<String>,
     #[serde(default)]
@@ -419,6 +437,7 @@ pub(crate) struct Builder {
     operator_kernels: Vec<super::ProviderKernels>,
     function_ops: super::FunctionOps,
     torch_symbolics: BTreeMap<String, super::TorchSymbolic>,
+    python_apis: BTreeMap<String, (super::PythonApi, Origin)>,
     stack: Vec<(StackPackage, Origin)>,
     /// Rules as read: their facts, templates and lookups are compiled once
     /// every table and the whole stack are known.
@@ -525,6 +544,27 @@ impl Builder {
                     self.torch_symbolics.insert(op, symbolic);
                 }
                 _ => e.at(&s, format!("{op}: needs an opset number, a torch release and a source URL")),
+            }
+        }
+        for (api, a) in raw.python_apis {
+            let origin = e.origin_of(&a);
+            let version = |v: &Option<String>| v.as_deref().is_none_or(|v| Ver::new(v).parsed().is_some());
+            let named = api.split(['.', '(']).next().is_some_and(|m| !m.is_empty());
+            let r = &a.value;
+            if !named
+                || (r.added.is_none() && r.removed.is_none())
+                || !version(&r.added)
+                || !version(&r.removed)
+            {
+                e.at(&a, format!("{api}: needs a package's release in `added` or `removed`"));
+            } else if !is_url(&r.source) {
+                e.at(&a, format!("{api}: cites no source URL"));
+            } else {
+                let a = a.value;
+                let package = crate::snapshot::normalize_name(&a.package);
+                let entry =
+                    super::PythonApi { package, added: a.added, removed: a.removed, source: a.source };
+                self.python_apis.insert(api, (entry, origin));
             }
         }
         for p in raw.stack {
@@ -725,6 +765,14 @@ impl Builder {
             rules.insert(rule.code.clone(), rule);
         }
         check_vocabulary(&mut self.errors, &rules, &self.tables, &self.stack);
+        // An API's package is one whose installed release a paste states.
+        for (api, (a, origin)) in &self.python_apis {
+            if !self.stack.iter().any(|(p, _)| p.package == a.package || p.distributions.contains(&a.package))
+            {
+                let message = format!("{api}: `{}` is not a package of the stack", a.package);
+                self.errors.push(MatrixError { origin: origin.clone(), message });
+            }
+        }
         for rule in rules.values() {
             for code in rule.supersedes.iter().filter(|c| !rules.contains_key(*c)) {
                 let message = format!("`supersedes` names `{code}`, which is not a rule");
@@ -776,6 +824,7 @@ impl Builder {
             operator_kernels: self.operator_kernels,
             function_ops: self.function_ops,
             torch_symbolics: self.torch_symbolics,
+            python_apis: self.python_apis.into_iter().map(|(k, (a, _))| (k, a)).collect(),
             integrated,
             signature_set: std::sync::OnceLock::new(),
         })
@@ -1164,9 +1213,10 @@ fn convert_rule(e: &mut Errors<'_>, r: Spanned<RawRule>, origin: Origin) -> Opti
         let lookup = raw.lookup.map(|l| lookup(e, l));
         let texts = SignatureTexts { message: &raw.message, why: &raw.why, fixes: &raw.fixes };
         let likely = likely(e, &code, raw.severity, raw.likely);
-        match signature_kind(e, &code, &sig, texts, raw.explained_by, lookup, raw.aten) {
-            RuleKind::Signature { regex, explained_by, lookup, aten, .. } => {
-                RuleKind::Signature { regex, explained_by, lookup, aten, likely }
+        let readers = Readers { lookup, aten: raw.aten, api: raw.api };
+        match signature_kind(e, &code, &sig, texts, raw.explained_by, readers) {
+            RuleKind::Signature { regex, explained_by, lookup, aten, api, .. } => {
+                RuleKind::Signature { regex, explained_by, lookup, aten, api, likely }
             }
             other => other,
         }
@@ -1261,6 +1311,20 @@ struct SignatureTexts<'a> {
     fixes: &'a [String],
 }
 
+/// What fills a signature's texts beside its groups: a table row, the
+/// exporter history of an ATen operator, the history of a Python API.
+struct Readers {
+    lookup: Option<super::Lookup>,
+    aten: Option<String>,
+    api: Option<super::ApiChange>,
+}
+
+/// The groups an `api` signature names its API with: a module (`No module
+/// named`), a name and the module it was imported from (`from`, `name`)
+/// or looked up in (`of`, `attr`), or a function and the keyword argument
+/// it refused (`func`, `kwarg`).
+const API_GROUPS: &[&str] = &["module", "from", "of", "func"];
+
 /// A signature rule's kind. The pattern is compiled here, with the limits
 /// a paste is matched under, so a pattern too big to compile is this
 /// file's error and not a silent loss of every signature when the set is
@@ -1271,14 +1335,18 @@ fn signature_kind(
     sig: &Spanned<String>,
     texts: SignatureTexts<'_>,
     explained_by: Vec<String>,
-    lookup: Option<super::Lookup>,
-    aten: Option<String>,
+    readers: Readers,
 ) -> RuleKind {
+    let Readers { lookup, aten, api } = readers;
     match regex::Regex::new(&sig.value) {
         Ok(regex) => {
             let group = |name: &str| regex.capture_names().flatten().any(|c| c == name);
             if let Some(a) = aten.as_deref().filter(|a| !a.split('|').all(group)) {
                 e.at(sig, format!("`aten: {a}` in rule `{code}` names no group of its signature"));
+            }
+            if api.is_some() && !API_GROUPS.iter().any(|g| group(g)) {
+                let groups = API_GROUPS.join(", ");
+                e.at(sig, format!("`api` in rule `{code}` needs a signature group named one of {groups}"));
             }
             let texts = std::iter::once(texts.message).chain([texts.why]).chain(texts.fixes);
             let names: std::collections::BTreeSet<String> = texts.flat_map(|t| placeholders(t)).collect();
@@ -1288,6 +1356,8 @@ fn signature_kind(
                 group(part)
                     || (lookup.is_some() && part.starts_with("row."))
                     || (aten.is_some() && ["aten.opset", "aten.torch", "aten.at_opset"].contains(&part))
+                    || (api.is_some()
+                        && ["api", "api.package", "api.added", "api.removed", "api.here"].contains(&part))
             };
             for name in names {
                 if !name.split('|').all(filled) {
@@ -1302,6 +1372,7 @@ fn signature_kind(
                 explained_by,
                 lookup,
                 aten,
+                api,
                 likely: Vec::new(),
             }
         }

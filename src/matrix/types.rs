@@ -371,6 +371,10 @@ pub enum RuleKind {
         /// The captures naming an ATen operator (`op|op2`), looked up in
         /// the matrix's `torch_symbolics` for `{aten.opset}`, `{aten.torch}`, `{aten.at_opset}`.
         aten: Option<String>,
+        /// Which change of a Python API the line is read against
+        /// (`python_apis`): `added` (the code is newer than the package) or
+        /// `removed` (the package is newer than the code).
+        api: Option<ApiChange>,
         /// A symptom's likely causes, most likely first: the line shows
         /// what went wrong but not which of these caused it.
         likely: Vec<Likely>,
@@ -387,6 +391,25 @@ pub struct Likely {
     pub confirm: String,
     pub fix: String,
     pub source: String,
+}
+
+/// When a Python API of a stack package appeared or went away: a module,
+/// a module's attribute, or a function's keyword argument
+/// (`torch.onnx.export(example_outputs)`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PythonApi {
+    pub package: String,
+    pub added: Option<String>,
+    pub removed: Option<String>,
+    pub source: String,
+}
+
+/// The change of an API a signature rule explains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ApiChange {
+    Added,
+    Removed,
 }
 
 /// When torch's TorchScript exporter learnt an ATen operator: the first
@@ -638,6 +661,8 @@ pub struct Matrix {
     pub function_ops: FunctionOps,
     /// ATen operator → when torch's TorchScript exporter learnt it.
     pub torch_symbolics: BTreeMap<String, TorchSymbolic>,
+    /// Python API → the release of its package that added or removed it.
+    pub python_apis: BTreeMap<String, PythonApi>,
     /// The compute capabilities of the `integrated` GPU models.
     pub integrated: Vec<(u64, u64)>,
     /// Every signature rule's pattern, to find error lines in one pass

@@ -80,6 +80,26 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "module 'onnx' has compose",
     ),
     (
+        "error-api-newer-than-installed",
+        "ModuleNotFoundError: No module named 'torch.fx'",
+        "ModuleNotFoundError: No module named 'torch.fxx'",
+    ),
+    (
+        "error-api-newer-than-installed",
+        "AttributeError: module 'torch' has no attribute 'compile'",
+        "AttributeError: module 'torch' has no attribute '_six'",
+    ),
+    (
+        "error-api-removed-in-installed",
+        "ModuleNotFoundError: No module named 'torch._six'",
+        "ModuleNotFoundError: No module named 'torch.fx'",
+    ),
+    (
+        "error-api-removed-in-installed",
+        "ImportError: cannot import name 'string_classes' from 'torch._six' (/usr/lib/python3/site-packages/torch/_six.py)",
+        "ImportError: cannot import name 'string_classes' from 'torch.sixth'",
+    ),
+    (
         "error-tensorrt-7-api-removed",
         "AttributeError: 'tensorrt.tensorrt.Builder' object has no attribute 'max_workspace_size'",
         "AttributeError: 'tensorrt_bindings.tensorrt.IBuilderConfig' object has no attribute 'max_workspace_size'",
