@@ -832,6 +832,19 @@ fn a_symptom_without_the_facts_that_decide_it_gets_its_likely_causes_as_a_note()
         causes(&r, "likely-torch-cuda-unavailable"),
         ["no NVIDIA driver is", "the program was asked", "CUDA_VISIBLE_DEVICES (set by a"]
     );
+    // A torch stated as the CPU build decides it: one cause, named in the
+    // message, its fix the only one, and no longer a mere note.
+    for cpu in ["torch==2.1.0+cpu", "PyTorch version: 2.1.0\nCUDA used to build PyTorch: None"] {
+        let r = diagnose_str(&format!("{cpu}\ntorch.cuda.is_available() returns False\n"));
+        let f = finding(&r, "likely-torch-cuda-unavailable");
+        assert!(f["likely"].as_array().is_none_or(Vec::is_empty), "{f}");
+        assert!(f["message"].as_str().unwrap().contains("torch is a CPU-only build"), "{f}");
+        assert_eq!(f["severity"], "warning");
+        assert_eq!(f["fixes"].as_array().unwrap().len(), 1, "{f}");
+    }
+    // A torch whose build the paste does not state decides nothing.
+    let r = diagnose_str("torch==2.1.0\ntorch.cuda.is_available() returns False\n");
+    assert_eq!(causes(&r, "likely-torch-cuda-unavailable").len(), 4);
     // collect_env's own line is a fact, not a complaint: a Mac has no CUDA.
     let r = diagnose_str("PyTorch version: 2.3.1\nIs CUDA available: False\nOS: macOS 14.5 (arm64)\n");
     assert!(!finding_codes(&r).iter().any(|c| c.starts_with("likely-")));

@@ -341,6 +341,15 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
         }
         f.evidence = evidence;
         if let RuleKind::Signature { likely, .. } = &rule.kind
+            && let Some(cause) = decided_cause(likely, snapshot, matrix)
+        {
+            // The facts decide the cause: one finding that names it, with
+            // its fix, in place of the hypotheses.
+            f.message = format!("{}: {}", f.message, cause.cause);
+            f.severity = f.severity.max(Severity::Warning);
+            f.fixes = vec![cause.fix.clone()];
+            f.sources.insert(0, cause.source.clone());
+        } else if let RuleKind::Signature { likely, .. } = &rule.kind
             && !likely.is_empty()
         {
             f.likely = likely_causes(likely, snapshot, matrix);
@@ -362,6 +371,21 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
         j.findings.push(f);
         j.outcomes.push(RuleOutcome { code: rule.code.clone(), subject: None, outcome: Outcome::Fired });
     }
+}
+
+/// The likely cause of a symptom that the paste's facts decide: the first
+/// whose `decided_by` clauses are all true of them.
+fn decided_cause<'m>(
+    likely: &'m [crate::matrix::Likely],
+    snapshot: &Snapshot,
+    matrix: &Matrix,
+) -> Option<&'m crate::matrix::Likely> {
+    let facts = Facts::for_env(snapshot, snapshot.pythons.first(), matrix);
+    let ctx =
+        Ctx { facts: &facts, integrated: matrix.integrated_compute_capabilities(), row: None, no_row: None };
+    likely.iter().find(|l| {
+        !l.decided_by.is_empty() && l.decided_by.iter().all(|c| matches!(test(c, &ctx), Truth::Yes))
+    })
 }
 
 /// The likely causes of a symptom that the paste's facts leave possible,

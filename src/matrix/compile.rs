@@ -114,7 +114,7 @@ pub(crate) fn rule(
     match &mut rule.kind {
         RuleKind::Builtin => {}
         RuleKind::Signature { regex, lookup, likely, .. } => {
-            for clause in likely.iter().flat_map(|l| &l.when) {
+            for clause in likely.iter().flat_map(|l| l.when.iter().chain(&l.decided_by)) {
                 if let Err(why) = v.check(&clause.fact) {
                     fail(&clause.origin, why);
                 }

@@ -293,6 +293,9 @@ struct RawLikely {
     cause: String,
     #[serde(default)]
     when: Clauses,
+    /// Facts that, all stated, make this the cause: the others are dropped.
+    #[serde(default)]
+    decided_by: Clauses,
     confirm: String,
     fix: String,
     source: String,
@@ -1299,7 +1302,15 @@ fn likely(
         }
         let l = l.value;
         let when = clauses(e, l.when);
-        out.push(super::Likely { cause: l.cause, when, confirm: l.confirm, fix: l.fix, source: l.source });
+        let decided_by = clauses(e, l.decided_by);
+        out.push(super::Likely {
+            cause: l.cause,
+            when,
+            decided_by,
+            confirm: l.confirm,
+            fix: l.fix,
+            source: l.source,
+        });
     }
     out
 }

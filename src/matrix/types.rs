@@ -388,6 +388,10 @@ pub enum RuleKind {
 pub struct Likely {
     pub cause: String,
     pub when: Vec<Clause>,
+    /// Clauses that, every one true of the paste's facts, decide that this
+    /// is the cause (empty: no facts decide it).
+    #[serde(default)]
+    pub decided_by: Vec<Clause>,
     pub confirm: String,
     pub fix: String,
     pub source: String,
