@@ -89,6 +89,25 @@ fn conda_row(line: &str) -> Option<(&str, &str, &str)> {
     .then_some((name, version, build))
 }
 
+/// A line of conda's package plan ("The following NEW packages will be
+/// INSTALLED"): `pytorch  pytorch/linux-64::pytorch-1.9.0-py3.8_cpu_0`,
+/// or an update's `old --> new`, whose new side is what is installed.
+/// The spec's name must be the first column's: a plan names each package
+/// twice.
+fn conda_plan(line: &str) -> Option<(&str, &str, &str)> {
+    let mut words = line.split_whitespace();
+    let name = words.next()?;
+    let spec = words.next_back()?;
+    let (_, spec) = spec.split_once("::")?;
+    let (rest, build) = spec.rsplit_once('-')?;
+    let (spec_name, version) = rest.rsplit_once('-')?;
+    let plausible = spec_name == name
+        && version.starts_with(|c: char| c.is_ascii_digit())
+        && !build.is_empty()
+        && build.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+    plausible.then_some((name, version, build))
+}
+
 /// `[pip3] torch==2.1.0` or `[conda] pytorch 2.1.0 py3.10_cuda12.1_cudnn8.9.2_0 pytorch`:
 /// (manager, name, version, build).
 fn bracketed(line: &str) -> Option<(&str, &str, &str, Option<&str>)> {
@@ -218,12 +237,12 @@ pub(crate) fn read(line: &str, mode: Mode, c: &mut Collector) -> Mode {
 /// A line of `conda list`: the package, and what its build string says.
 /// pytorch's own channel writes `py3.9_cuda11.3_cudnn8.2.0_0` or
 /// `py3.8_cpu_0`; conda-forge writes `cuda112py38h…` or `cpu_py38h…`;
-/// `pytorch-mutex … cpu`, `cpuonly` and the defaults channel's
+/// `pytorch-mutex … cpu`, `cpuonly` (`cpu-only` in 2019's nightlies) and the defaults channel's
 /// `_pytorch_select … cpu_0` mark a CPU-only install.
 fn conda_package(c: &mut Collector, name: &str, version: &str, build: Option<&str>) {
     let build = build.unwrap_or_default();
     let name = match name {
-        "pytorch" => "torch",
+        "pytorch" | "pytorch-nightly" => "torch",
         "pytorch-cuda" | "cudatoolkit" | "cuda-version" => {
             c.fact(Key::CondaCuda, version);
             return;
@@ -232,7 +251,7 @@ fn conda_package(c: &mut Collector, name: &str, version: &str, build: Option<&st
             c.fact(Key::TorchCuda, "None");
             return;
         }
-        "cpuonly" => {
+        "cpuonly" | "cpu-only" => {
             c.fact(Key::TorchCuda, "None");
             return;
         }
@@ -390,7 +409,7 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         }
         return Mode::Prose;
     }
-    if let Some((name, version, build)) = conda_row(line) {
+    if let Some((name, version, build)) = conda_row(line).or_else(|| conda_plan(line)) {
         conda_package(c, name, version, Some(build));
         return Mode::Prose;
     }
@@ -549,6 +568,31 @@ mod tests {
             });
             let expected = expected.filter(|(_, name, _)| !name.starts_with("00:"));
             assert_eq!(smi_l(line), expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_conda_plan_line_names_the_package_installed() {
+        let plan = [
+            (
+                "  pytorch-nightly    pytorch/linux-64::pytorch-nightly-1.2.0.dev20190805+cpu-py3.7_cpu_0",
+                Some(("pytorch-nightly", "1.2.0.dev20190805+cpu", "py3.7_cpu_0")),
+            ),
+            (
+                "  pytorch            pytorch/linux-64::pytorch-1.9.0-py3.8_cpu_0",
+                Some(("pytorch", "1.9.0", "py3.8_cpu_0")),
+            ),
+            (
+                "  pytorch   pytorch::pytorch-1.8.1-py3.8_cuda10.2_0 --> pkgs/main::pytorch-1.9.0-cpu_py38h4bbe6ce_0",
+                Some(("pytorch", "1.9.0", "cpu_py38h4bbe6ce_0")),
+            ),
+            // Another package's spec, a prose line with "::", no version.
+            ("  torchvision        pytorch/linux-64::pytorch-1.9.0-py3.8_cpu_0", None),
+            ("see std::vector-of-things", None),
+            ("  cpuonly            pytorch/noarch::cpuonly-x-0", None),
+        ];
+        for (line, expected) in plan {
+            assert_eq!(conda_plan(line), expected, "{line}");
         }
     }
 }
