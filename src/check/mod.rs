@@ -453,8 +453,12 @@ fn api_params(
         one
     } else {
         let of = |m: &str, a: &str| group(m).zip(group(a)).map(|(m, a)| format!("{m}.{a}"));
-        let name =
-            group("module").map(String::from).or_else(|| of("from", "name")).or_else(|| of("of", "attr"))?;
+        // A pickle names the class it cannot find and the module it looked in.
+        let name = group("module")
+            .map(String::from)
+            .or_else(|| of("from", "name"))
+            .or_else(|| of("of", "attr"))
+            .or_else(|| of("pickled_in", "pickled"))?;
         // What a removed module held went with it (`torch._six.string_classes`).
         std::iter::successors(Some(name.as_str()), |n| n.rsplit_once('.').map(|(p, _)| p))
             .enumerate()

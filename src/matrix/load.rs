@@ -1332,9 +1332,10 @@ struct Readers {
 
 /// The groups an `api` signature names its API with: a module (`No module
 /// named`), a name and the module it was imported from (`from`, `name`)
-/// or looked up in (`of`, `attr`), or a function and the keyword argument
-/// it refused (`func`, `kwarg`).
-const API_GROUPS: &[&str] = &["module", "from", "of", "func"];
+/// or looked up in (`of`, `attr`), a function and the keyword argument
+/// it refused (`func`, `kwarg`), or the class a pickle names and the
+/// module it looked in (`pickled`, `pickled_in`).
+const API_GROUPS: &[&str] = &["module", "from", "of", "func", "pickled_in"];
 
 /// A signature rule's kind. The pattern is compiled here, with the limits
 /// a paste is matched under, so a pattern too big to compile is this

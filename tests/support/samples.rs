@@ -90,6 +90,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "AttributeError: module 'torch' has no attribute '_six'",
     ),
     (
+        "error-api-newer-than-installed",
+        "AttributeError: Can't get attribute 'SiLU' on <module 'torch.nn.modules.activation' from '/opt/venv/lib/python3.8/site-packages/torch/nn/modules/activation.py'>",
+        "AttributeError: Can't get attribute 'Model' on <module '__main__'>",
+    ),
+    (
         "error-api-removed-in-installed",
         "ModuleNotFoundError: No module named 'torch._six'",
         "ModuleNotFoundError: No module named 'torch.fx'",
