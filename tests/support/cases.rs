@@ -244,6 +244,11 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
             w().driver("525.60.13").dist("onnxruntime-gpu", "1.27.0"),
             w().driver("525.60.13").dist("onnxruntime-gpu", "1.26.0"),
         ),
+        (
+            "onnxruntime-gpu-cuda10-minor-differs",
+            w().python("3.7.3").toolkit("10.0.130").dist("onnxruntime-gpu", "1.2.0"),
+            w().python("3.7.3").toolkit("10.1.243").dist("onnxruntime-gpu", "1.2.0"),
+        ),
         // -- driver and GPU ---------------------------------------------------------------------
         (
             "driver-kernel-module-mismatch",
