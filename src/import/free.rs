@@ -481,10 +481,13 @@ pub(crate) fn sentence(line: &str, c: &mut Collector) {
     {
         c.guess(Key::TorchCuda, &cuda);
     }
-    // `pip install onnxruntime-gpu==1.19.2` in a sentence names what was
-    // installed; pip's own refusals name what was not.
+    // `pip install onnxruntime-gpu==1.19.2` (or `rembg[gpu]==2.0.55`,
+    // extras and all) in a sentence names what was installed; pip's own
+    // refusals name what was not.
     static PINNED: LazyLock<Regex> = LazyLock::new(|| {
-        super::prose_regex(r#"(?:^|[\s"'`(])([A-Za-z][A-Za-z0-9_.-]*)==(\d+(?:\.\d+)+(?:\+[0-9a-z.]+)?)"#)
+        super::prose_regex(
+            r#"(?:^|[\s"'`(])([A-Za-z][A-Za-z0-9_.-]*)(?:\[[A-Za-z0-9_,. -]*\])?==(\d+(?:\.\d+)+(?:\+[0-9a-z.]+)?)"#,
+        )
             .unwrap()
     });
     if !["satisfies the requirement", "No matching distribution", "not a supported wheel"]
@@ -596,6 +599,11 @@ mod tests {
         assert!(field("ONNX Runtime version", "1.6.0", &mut c));
         c.settle_both_onnxruntimes();
         assert_eq!(c.dist_version("onnxruntime-gpu"), None, "a question installs nothing");
+        let mut c = Collector::default();
+        sentence("I ran pip install \"rembg[gpu,cli]==2.0.55\" onnxruntime-gpu==1.17.1", &mut c);
+        c.settle_guesses();
+        assert_eq!(c.dist_version("onnxruntime-gpu"), Some("1.17.1"));
+        assert_eq!(c.dist_version("rembg"), Some("2.0.55"), "extras do not hide the pin");
         let mut c = Collector::default();
         assert!(field("torch", "2.1.2+cpu -> 2.2.1+cpu (", &mut c));
         assert!(field("torchvision", "0.16.2 → 0.17.1", &mut c));
