@@ -341,36 +341,47 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
         }
         f.evidence = evidence;
         if let RuleKind::Signature { likely, .. } = &rule.kind
-            && let Some(cause) = decided_cause(likely, snapshot, matrix)
-        {
-            // The facts decide the cause: one finding that names it, with
-            // its fix, in place of the hypotheses.
-            f.message = format!("{}: {}", f.message, cause.cause);
-            f.severity = f.severity.max(Severity::Warning);
-            f.fixes = vec![cause.fix.clone()];
-            f.sources.insert(0, cause.source.clone());
-        } else if let RuleKind::Signature { likely, .. } = &rule.kind
             && !likely.is_empty()
+            && !with_causes(&mut f, likely, snapshot, matrix)
         {
-            f.likely = likely_causes(likely, snapshot, matrix);
-            // The facts rule out every cause the matrix knows: nothing to say.
-            if f.likely.is_empty() {
-                j.outcomes.push(RuleOutcome {
-                    code: rule.code.clone(),
-                    subject: None,
-                    outcome: Outcome::NotApplicable,
-                });
-                continue;
-            }
-            // The commands that tell the causes apart come first.
-            let mut fixes: Vec<String> = f.likely.iter().map(|l| l.confirm.clone()).collect();
-            fixes.dedup();
-            fixes.append(&mut f.fixes);
-            f.fixes = fixes;
+            j.outcomes.push(RuleOutcome {
+                code: rule.code.clone(),
+                subject: None,
+                outcome: Outcome::NotApplicable,
+            });
+            continue;
         }
         j.findings.push(f);
         j.outcomes.push(RuleOutcome { code: rule.code.clone(), subject: None, outcome: Outcome::Fired });
     }
+}
+
+/// A symptom's finding with its causes: the one the facts decide, named
+/// with its fix in place of the hypotheses, or those the facts leave
+/// possible, the commands that tell them apart first. False when the
+/// facts rule out every cause the matrix knows: nothing to say.
+fn with_causes(
+    f: &mut Finding,
+    likely: &[crate::matrix::Likely],
+    snapshot: &Snapshot,
+    matrix: &Matrix,
+) -> bool {
+    if let Some(cause) = decided_cause(likely, snapshot, matrix) {
+        f.message = format!("{}: {}", f.message, cause.cause);
+        f.severity = f.severity.max(Severity::Warning);
+        f.fixes = vec![cause.fix.clone()];
+        f.sources.insert(0, cause.source.clone());
+        return true;
+    }
+    f.likely = likely_causes(likely, snapshot, matrix);
+    if f.likely.is_empty() {
+        return false;
+    }
+    let mut fixes: Vec<String> = f.likely.iter().map(|l| l.confirm.clone()).collect();
+    fixes.dedup();
+    fixes.append(&mut f.fixes);
+    f.fixes = fixes;
+    true
 }
 
 /// The likely cause of a symptom that the paste's facts decide: the first
