@@ -211,7 +211,9 @@ fn is_model_rule(rule: &Rule) -> bool {
 /// Every fact a data rule reads: its clauses' and its lookup's.
 fn rule_facts(rule: &Rule) -> impl Iterator<Item = &FactKey> {
     let (clauses, lookup) = match &rule.kind {
-        RuleKind::Facts { when, require, lookup, .. } => (Some(when.iter().chain(require)), lookup.as_ref()),
+        RuleKind::Facts { when, require, unless, lookup, .. } => {
+            (Some(when.iter().chain(require).chain(unless)), lookup.as_ref())
+        }
         _ => (None, None),
     };
     let by = lookup.and_then(|l| l.fact.as_ref());
@@ -640,7 +642,7 @@ fn evaluate_rule(
     matrix: &Matrix,
     unknown_release: &mut Option<UnknownRelease>,
 ) -> (Outcome, Option<Finding>) {
-    let RuleKind::Facts { when, lookup, require, texts } = &rule.kind else {
+    let RuleKind::Facts { when, lookup, require, unless, texts } = &rule.kind else {
         return (Outcome::NotApplicable, None);
     };
     // Decide the lookup first: clauses may use the row. A missing row only
@@ -699,6 +701,9 @@ fn evaluate_rule(
     }
     if !require.is_empty() && !failed {
         return (Outcome::Passed, None);
+    }
+    if !unless.is_empty() && unless.iter().all(|c| matches!(test(c, &ctx), Truth::Yes)) {
+        return (Outcome::NotApplicable, None);
     }
     if require.is_empty()
         && let Some(r) = ctx.no_row

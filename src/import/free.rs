@@ -316,7 +316,7 @@ pub(crate) fn platform(line: &str, c: &mut Collector) {
     });
     static JETSON: LazyLock<Regex> = LazyLock::new(|| {
         super::prose_regex(
-            r"(?i)\bjet ?pack\s*(?:version|sdk)?\s*[:=]?\s*v?(\d\.\d+(?:\.\d+)?)\b|\bl4t(?:\s*version)?\s*[:=]?\s*r?(\d{2}\.\d+(?:\.\d+)?)\b|\bl4t-[a-z0-9-]+:r(\d{2}\.\d+\.\d+)\b|\bR(\d{2}) \(release\), REVISION: (\d+\.\d+)",
+            r"(?i)\bjet ?pack\s*(?:version|sdk)?(?:\s+is)?\s*[:=]?\s*v?(\d\.\d+(?:\.\d+)?)\b|\bl4t(?:\s*version)?\s*[:=]?\s*r?(\d{2}\.\d+(?:\.\d+)?)\b|\bl4t-[a-z0-9-]+:r(\d{2}\.\d+\.\d+)\b|\bR(\d{2}) \(release\), REVISION: (\d+\.\d+)",
         )
         .unwrap()
     });

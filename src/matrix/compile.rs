@@ -144,7 +144,7 @@ pub(crate) fn rule(
                 }
             }
         }
-        RuleKind::Facts { when, lookup, require, texts } => {
+        RuleKind::Facts { when, lookup, require, unless, texts } => {
             let table = match lookup {
                 Some(l) => match tables.get(&l.table) {
                     Some(t) => {
@@ -158,7 +158,7 @@ pub(crate) fn rule(
                 },
                 None => None,
             };
-            for clause in when.iter_mut().chain(require.iter_mut()) {
+            for clause in when.iter_mut().chain(require.iter_mut()).chain(unless.iter_mut()) {
                 if let Err(why) = v.check(&clause.fact) {
                     fail(&clause.origin, why);
                 }

@@ -266,6 +266,8 @@ struct RawRule {
     #[serde(default)]
     require: Clauses,
     #[serde(default)]
+    unless: Clauses,
+    #[serde(default)]
     signature: Option<Spanned<String>>,
     #[serde(default)]
     explained_by: Vec<String>,
@@ -1202,15 +1204,16 @@ fn convert_rule(e: &mut Errors<'_>, r: Spanned<RawRule>, origin: Origin) -> Opti
     }
     let when = clauses(e, raw.when);
     let require = clauses(e, raw.require);
+    let unless = clauses(e, raw.unless);
     let lookup = |e: &mut Errors<'_>, l: Spanned<String>| super::Lookup {
         origin: e.origin_of(&l),
         ..super::Lookup::parse(&l.value)
     };
     let kind = if let Some(sig) = raw.signature {
-        if raw.builtin || !when.is_empty() || !require.is_empty() {
+        if raw.builtin || !when.is_empty() || !require.is_empty() || !unless.is_empty() {
             e.at(
                 &raw.code,
-                format!("signature rule `{code}` cannot also have `builtin`, `when` or `require`"),
+                format!("signature rule `{code}` cannot also have `builtin`, `when`, `require` or `unless`"),
             );
         }
         let lookup = raw.lookup.map(|l| lookup(e, l));
@@ -1230,8 +1233,11 @@ fn convert_rule(e: &mut Errors<'_>, r: Spanned<RawRule>, origin: Origin) -> Opti
         );
         RuleKind::Builtin
     } else if raw.builtin {
-        if !when.is_empty() || !require.is_empty() || raw.lookup.is_some() {
-            e.at(&raw.code, format!("builtin rule `{code}` cannot have `when`, `lookup` or `require`"));
+        if !when.is_empty() || !require.is_empty() || !unless.is_empty() || raw.lookup.is_some() {
+            e.at(
+                &raw.code,
+                format!("builtin rule `{code}` cannot have `when`, `lookup`, `require` or `unless`"),
+            );
         }
         RuleKind::Builtin
     } else {
@@ -1239,7 +1245,7 @@ fn convert_rule(e: &mut Errors<'_>, r: Spanned<RawRule>, origin: Origin) -> Opti
             e.at(&raw.code, format!("rule `{code}` has neither `when` nor `require`"));
         }
         let lookup = raw.lookup.map(|l| lookup(e, l));
-        RuleKind::Facts { when, lookup, require, texts: super::Texts::default() }
+        RuleKind::Facts { when, lookup, require, unless, texts: super::Texts::default() }
     };
     let rule = Rule {
         code,

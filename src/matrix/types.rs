@@ -351,6 +351,9 @@ pub enum RuleKind {
         when: Vec<Clause>,
         lookup: Option<Lookup>,
         require: Vec<Clause>,
+        /// Clauses that, every one true, keep the rule quiet; one whose
+        /// fact is unknown does not.
+        unless: Vec<Clause>,
         #[serde(skip)]
         texts: Texts,
     },

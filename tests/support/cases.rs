@@ -249,6 +249,20 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
             w().python("3.7.3").toolkit("10.0.130").dist("onnxruntime-gpu", "1.2.0"),
             w().python("3.7.3").toolkit("10.1.243").dist("onnxruntime-gpu", "1.2.0"),
         ),
+        (
+            "onnxruntime-gpu-cuda-major-differs-toolkit",
+            w().python("3.8.10").toolkit("10.1.243").dist("onnxruntime-gpu", "1.9.0"),
+            w().python("3.8.10").toolkit("11.4.152").dist("onnxruntime-gpu", "1.9.0"),
+        ),
+        (
+            // A Jetson's onnxruntime-gpu is built for JetPack's own CUDA.
+            "onnxruntime-gpu-cuda-major-differs-toolkit",
+            w().python("3.6.9").toolkit("10.2.89").dist("onnxruntime-gpu", "1.8.0"),
+            w().python("3.6.9")
+                .toolkit("10.2.89")
+                .dist("onnxruntime-gpu", "1.8.0")
+                .set("/system/found/arch", json!("aarch64")),
+        ),
         // -- driver and GPU ---------------------------------------------------------------------
         (
             "driver-kernel-module-mismatch",

@@ -220,6 +220,16 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "1.3.1   EXECUTION PROVIDERS only azure  and cpu,not have cuda",
         "execution providers: cuda and cpu",
     ),
+    (
+        "likely-onnxruntime-without-cuda-provider",
+        "run.py: error: argument --execution-provider: invalid choice: 'cuda' (choose from 'cpu')",
+        "run.py: error: argument --execution-provider: invalid choice: 'gpu' (choose from 'cuda', 'cpu')",
+    ),
+    (
+        "likely-onnxruntime-without-cuda-provider",
+        "onnxruntime.get_device() returns 'CPU'",
+        "onnxruntime.get_device() returns 'GPU'",
+    ),
     ("likely-torch-cuda-unavailable", "torch.cuda.is_available() returns False", "Is CUDA available: False"),
     (
         "likely-torch-cuda-unavailable",
@@ -392,6 +402,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "error-openmp-runtime-twice",
         "OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already initialized.",
         "OMP: Info #276: omp_set_nested routine deprecated, please use omp_set_max_active_levels instead.",
+    ),
+    (
+        "error-onnxruntime-api-newer-than-library",
+        "The given version [16] is not supported, only version 1 to 10 is supported in this build.",
+        "The given version [16] of the model is not supported by this build.",
     ),
     (
         "error-torch-gpu-too-old",
