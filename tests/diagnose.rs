@@ -433,6 +433,15 @@ fn conda_build_strings_say_cpu_or_cuda_and_the_python() {
          GPU models and configuration: GPU 0: NVIDIA GeForce RTX 2080 Ti\n",
     );
     assert!(fact(&gpu_select, "torch.cuda").is_none());
+    // The CPU marker alone still says torch is there, a CPU build of no
+    // stated version: the GPU makes that the finding, with no version guessed.
+    let marker_only = diagnose_text(
+        "# Name                    Version                   Build  Channel\n\
+         _pytorch_select           0.1                       cpu_0\n\
+         GPU models and configuration: GPU 0: NVIDIA GeForce RTX 2080 Ti\n",
+    );
+    let cpu_build = finding(&marker_only, "torch-cpu-build-on-gpu-machine");
+    assert!(cpu_build["message"].as_str().unwrap().contains("version not stated"), "{cpu_build}");
 
     let only = diagnose_text(
         "[conda] pytorch 1.13.1 py3.9_cuda11.7_cudnn8.5.0_0 pytorch\n[conda] cpuonly 2.0 0 pytorch\n",

@@ -659,6 +659,10 @@ fn evaluate_rule(
                 let version = Ver::new(fact.display());
                 match select_row(table, &version, facts, matrix) {
                     Ok(r) => row = Some(r),
+                    // A version the paste does not state is no gap in the matrix.
+                    Err(_) if version.parsed().is_none() => {
+                        no_row = Some(format!("{key} is {}, not a version", fact.display()))
+                    }
                     Err(why) => {
                         if why.is_empty() {
                             let newer = newer_than_every_row(table, &version);

@@ -123,6 +123,11 @@ impl Collector {
         {
             dists.push(pasted("torch", Ver::new(v)));
             dists.sort_by(|a, b| a.name.cmp(&b.name));
+        } else if self.conda_cpu_torch && !dists.iter().any(|d| d.name == "torch") {
+            // The CPU marker without torch's own line: torch is there, its
+            // version unknown, so only what needs no version is judged.
+            dists.push(pasted("torch", Ver::new(UNSTATED_VERSION)));
+            dists.sort_by(|a, b| a.name.cmp(&b.name));
         }
         if dists.is_empty() && s.python.is_none() {
             return None;
@@ -258,6 +263,9 @@ fn system(s: &Stated<'_>) -> System {
 
 /// What collect_env (or a conda build string) says of the imported torch,
 /// as the probe would record it.
+/// The version of a distribution the paste shows installed without one.
+const UNSTATED_VERSION: &str = "(version not stated)";
+
 fn torch_import(s: &Stated<'_>, installed: Option<&Ver>) -> Option<ImportProbe> {
     // A wheel's local tag says what it was built for: `+cu121`, `+cpu`.
     let tagged = installed.and_then(|v| {

@@ -249,15 +249,18 @@ fn conda_package(c: &mut Collector, name: &str, version: &str, build: Option<&st
         }
         "pytorch-mutex" if build == "cpu" => {
             c.fact(Key::TorchCuda, "None");
+            c.conda_cpu_torch = true;
             return;
         }
         "cpuonly" | "cpu-only" => {
             c.fact(Key::TorchCuda, "None");
+            c.conda_cpu_torch = true;
             return;
         }
         "_pytorch_select" => {
             if build.starts_with("cpu") {
                 c.fact(Key::TorchCuda, "None");
+                c.conda_cpu_torch = true;
             }
             return;
         }

@@ -258,6 +258,10 @@ pub(crate) struct Collector {
     platforms: Vec<(Platform, String, bool, usize)>,
     /// Distributions a `conda list` line (or collect_env's `[conda]`) named.
     from_conda: std::collections::BTreeSet<String>,
+    /// A conda package that exists only beside torch's CPU build
+    /// (`pytorch-mutex … cpu`, `cpuonly`, `_pytorch_select … cpu_0`) was
+    /// listed: torch is installed even where its own line is not shown.
+    pub(crate) conda_cpu_torch: bool,
     /// Requirements pip said a distribution declares ("requires torch==1.6.0").
     requires: BTreeMap<String, Vec<String>>,
     /// How many of those the matrix does not watch.
