@@ -263,6 +263,11 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
                 .dist("onnxruntime-gpu", "1.8.0")
                 .set("/system/found/arch", json!("aarch64")),
         ),
+        (
+            "torchvision-cuda-build-beside-cpu-torch",
+            w().python("3.10.12").dist("torch", "2.2.1+cpu").dist("torchvision", "0.17.1"),
+            w().python("3.10.12").dist("torch", "2.2.1+cpu").dist("torchvision", "0.17.1+cpu"),
+        ),
         // -- driver and GPU ---------------------------------------------------------------------
         (
             "driver-kernel-module-mismatch",

@@ -230,6 +230,16 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "onnxruntime.get_device() returns 'CPU'",
         "onnxruntime.get_device() returns 'GPU'",
     ),
+    (
+        "likely-half-precision-on-gtx-16",
+        "I only get black images on my GTX 1660 Ti with the default settings",
+        "I only get black images on my RTX 3060 with the default settings",
+    ),
+    (
+        "likely-half-precision-on-gtx-16",
+        "training on a 1650 SUPER gives loss=nan after the first step",
+        "training on a 1650 step schedule gives loss 0.3 after the first step",
+    ),
     ("likely-torch-cuda-unavailable", "torch.cuda.is_available() returns False", "Is CUDA available: False"),
     (
         "likely-torch-cuda-unavailable",
