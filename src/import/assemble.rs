@@ -261,11 +261,11 @@ fn system(s: &Stated<'_>) -> System {
     }
 }
 
-/// What collect_env (or a conda build string) says of the imported torch,
-/// as the probe would record it.
 /// The version of a distribution the paste shows installed without one.
 const UNSTATED_VERSION: &str = "(version not stated)";
 
+/// What collect_env (or a conda build string) says of the imported torch,
+/// as the probe would record it.
 fn torch_import(s: &Stated<'_>, installed: Option<&Ver>) -> Option<ImportProbe> {
     // A wheel's local tag says what it was built for: `+cu121`, `+cpu`.
     let tagged = installed.and_then(|v| {

@@ -248,19 +248,16 @@ fn conda_package(c: &mut Collector, name: &str, version: &str, build: Option<&st
             return;
         }
         "pytorch-mutex" if build == "cpu" => {
-            c.fact(Key::TorchCuda, "None");
-            c.conda_cpu_torch = true;
+            c.cpu_torch_marker();
             return;
         }
         "cpuonly" | "cpu-only" => {
-            c.fact(Key::TorchCuda, "None");
-            c.conda_cpu_torch = true;
+            c.cpu_torch_marker();
             return;
         }
         "_pytorch_select" => {
             if build.starts_with("cpu") {
-                c.fact(Key::TorchCuda, "None");
-                c.conda_cpu_torch = true;
+                c.cpu_torch_marker();
             }
             return;
         }

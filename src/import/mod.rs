@@ -261,7 +261,7 @@ pub(crate) struct Collector {
     /// A conda package that exists only beside torch's CPU build
     /// (`pytorch-mutex … cpu`, `cpuonly`, `_pytorch_select … cpu_0`) was
     /// listed: torch is installed even where its own line is not shown.
-    pub(crate) conda_cpu_torch: bool,
+    conda_cpu_torch: bool,
     /// Requirements pip said a distribution declares ("requires torch==1.6.0").
     requires: BTreeMap<String, Vec<String>>,
     /// How many of those the matrix does not watch.
@@ -394,6 +394,13 @@ impl Collector {
         if !list.contains(&requirement) && list.len() < 64 {
             list.push(requirement);
         }
+    }
+
+    /// A conda package that exists only beside torch's CPU build: torch is
+    /// the CPU build, and installed.
+    pub(crate) fn cpu_torch_marker(&mut self) {
+        self.fact(Key::TorchCuda, "None");
+        self.conda_cpu_torch = true;
     }
 
     /// A distribution conda installed.
