@@ -6,16 +6,12 @@ mod support;
 use support::samples::SAMPLES;
 use support::*;
 
-fn paste_codes(text: &str) -> Vec<String> {
-    let out = doctor()
-        .args(["diagnose", "-", "--format", "json"])
-        .write_stdin(text.as_bytes().to_vec())
-        .output()
-        .unwrap();
-    if out.stdout.is_empty() {
-        return Vec::new();
-    }
-    finding_codes(&json(&out.stdout))
+/// The codes a paste's diagnosis holds: the importer and the checker the
+/// `diagnose` command runs, in this process, on one loaded matrix (the
+/// binary's own path is covered by the tests below and by tests/diagnose.rs).
+fn paste_codes(m: &onnx_doctor::matrix::Matrix, text: &str) -> Vec<String> {
+    let snapshot = onnx_doctor::import::import(text, m);
+    onnx_doctor::check::check(&snapshot, m).findings.into_iter().map(|f| f.code).collect()
 }
 
 #[test]
@@ -31,9 +27,9 @@ fn every_signature_fires_on_its_message_and_not_on_a_near_miss() {
         assert!(SAMPLES.iter().any(|(c, _, _)| c == code), "no sample message for {code}");
     }
     for (code, line, near_miss) in SAMPLES {
-        let fired = paste_codes(&format!("prose before\n{line}\nprose after\n"));
+        let fired = paste_codes(&m, &format!("prose before\n{line}\nprose after\n"));
         assert!(fired.contains(&code.to_string()), "{code} did not fire on {line:?}: {fired:?}");
-        let quiet = paste_codes(&format!("{near_miss}\n"));
+        let quiet = paste_codes(&m, &format!("{near_miss}\n"));
         assert!(!quiet.contains(&code.to_string()), "{code} fired on the near miss {near_miss:?}");
     }
 }
