@@ -3,6 +3,7 @@
 onnxruntime, and which of their extras pull onnxruntime-gpu.
 
     python3 bench/pulls.py [PACKAGE ...]     # needs packaging and pyyaml
+    python3 bench/pulls.py --check           # diff against the matrix table
 
 Both distributions install the same `onnxruntime` module, so a package whose
 base requirements name `onnxruntime` installs the CPU build beside (or over)
@@ -13,8 +14,11 @@ requests, cached under target/derive/ like bench/derive.py), on the index
 pip is configured with. Releases in a row share the same answer; markers
 are printed as they stand.
 
-This is the raw material of a matrix table (issue 27, family 3); it prints,
-it does not write the matrix.
+The matrix table `onnxruntime-required-by` (matrix/python-packages.yaml)
+holds the packages whose every release in a range requires onnxruntime
+unconditionally; `--check` re-derives each of its packages and reports a
+release the table places on the wrong side of its range, or a `gpu_extras`
+that differs. It never writes the matrix.
 """
 from __future__ import annotations
 
@@ -78,7 +82,43 @@ def rows(name: str) -> list[tuple[str, str, Answer]]:
     return [(a, b, c) for a, b, c in out]
 
 
+def check() -> int:
+    import yaml
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    matrix = Path(__file__).resolve().parent.parent / "matrix" / "python-packages.yaml"
+    table = yaml.safe_load(matrix.read_text())["tables"]["onnxruntime-required-by"]
+    wrong = 0
+    for row in table["rows"]:
+        name, spec = row["package"], SpecifierSet(row["versions"])
+        extras = tuple(sorted(e for e in row["gpu_extras"].replace(",", " ").split() if e))
+        for version, files in derive.wheels_by_version(name).items():
+            version = Version(str(version))
+            inside = spec.contains(version, prereleases=True)
+            found = next(((b, g) for first, last, (b, g, _) in rows_cached(name)
+                          if Version(first) <= version <= Version(last)), ("", ()))
+            requires = found[0] == "always"
+            if inside != requires or inside and found[1] != extras:
+                wrong += 1
+                print(f"{name} {version}: table says {'requires' if inside else 'not'} {extras}, "
+                      f"the wheel says {found[0] or 'not'} {found[1]}")
+    print(f"{len(table['rows'])} rows checked, {wrong} releases differ")
+    return 1 if wrong else 0
+
+
+_ROWS: dict[str, list] = {}
+
+
+def rows_cached(name: str) -> list:
+    if name not in _ROWS:
+        _ROWS[name] = rows(name)
+    return _ROWS[name]
+
+
 def main() -> int:
+    if sys.argv[1:] == ["--check"]:
+        return check()
     print("package\treleases\tbase requires onnxruntime\textras with onnxruntime-gpu\textras with onnxruntime")
     for name in sys.argv[1:] or CANDIDATES:
         try:

@@ -1143,3 +1143,31 @@ fn a_torch_build_without_kernels_for_the_gpu_is_fixed_for_that_gpu() {
     let f = fixes(&r);
     assert!(f[0].starts_with("python -m pip install \"torch==2.7.0+cu126\""), "{f:?}");
 }
+
+/// rembg before 2.0.60 requires the CPU onnxruntime and its `[gpu]` extra
+/// adds onnxruntime-gpu: a ticket that names the release and the install
+/// command, and lists nothing, has both installed.
+#[test]
+fn a_package_that_requires_the_cpu_onnxruntime_installs_it_beside_the_gpu_one() {
+    let codes = |text: &str| finding_codes(&diagnose_text(text));
+    let ticket = "**OS Version:**\nWindows 11\n\n**Rembg version:**\nv2.0.55\n\n\
+        I ran pip install rembg[gpu,cli] and it still runs on the CPU.\n";
+    assert!(codes(ticket).contains(&"onnxruntime-required-beside-gpu".to_string()), "{:?}", codes(ticket));
+    // The release that moved onnxruntime into a `cpu` extra requires neither.
+    let newer = ticket.replace("v2.0.55", "v2.0.60");
+    assert!(!codes(&newer).iter().any(|c| c.starts_with("onnxruntime-")), "{:?}", codes(&newer));
+    // Without the extra, nothing says onnxruntime-gpu is there.
+    let cpu = ticket.replace("rembg[gpu,cli]", "rembg");
+    assert!(!codes(&cpu).contains(&"onnxruntime-required-beside-gpu".to_string()), "{:?}", codes(&cpu));
+    // A package list is what is installed: onnxruntime was removed.
+    let listed = "Package         Version\n--------------- -------\nonnxruntime-gpu 1.17.1\nrembg           2.0.55\n\n\
+        I ran pip install rembg[gpu,cli]\n";
+    assert!(!codes(listed).iter().any(|c| c.starts_with("onnxruntime-")), "{:?}", codes(listed));
+    // And one that shows both is the plain case, with the versions.
+    let both = listed.replace("rembg  ", "onnxruntime     1.17.1\nrembg  ");
+    assert!(
+        codes(&both).contains(&"onnxruntime-cpu-and-gpu-both-installed".to_string()),
+        "{:?}",
+        codes(&both)
+    );
+}

@@ -32,6 +32,9 @@ pub(crate) enum Field {
     Gpu,
     Os,
     Dist(&'static str),
+    /// "Rembg version" as a heading: the distribution is the collector's
+    /// `heading_dist`.
+    Named,
 }
 
 /// Keys as the issue templates of PyTorch, ONNX Runtime, TensorRT, onnx
@@ -101,11 +104,39 @@ fn known_field(key: &str) -> Option<Field> {
     FIELDS.iter().find(|(k, _)| *k == key).map(|&(_, f)| f)
 }
 
-/// A Markdown heading that is a field's key ("### OS Version"): its value
-/// is the next line that is not blank.
-pub(crate) fn heading(line: &str) -> Option<Field> {
-    let text = line.strip_prefix('#')?.trim_start_matches('#');
-    text.starts_with(' ').then(|| known_field(text)).flatten()
+/// A line that is only a field's key, as a Markdown heading ("### OS
+/// Version") or in bold ("**Rembg version:**"): its value is the next line
+/// that is not blank. A key the templates do not use reads as a field when
+/// it is "<distribution> version".
+pub(crate) fn heading(line: &str, c: &mut Collector) -> Option<Field> {
+    let text = match line.strip_prefix('#') {
+        Some(rest) => rest.trim_start_matches('#').strip_prefix(' ')?,
+        None => {
+            let inner = line.trim_end().strip_prefix("**")?;
+            let inner = inner
+                .strip_suffix(":**")
+                .or_else(|| inner.strip_suffix("**:"))
+                .or_else(|| inner.strip_suffix("**"))?;
+            inner.trim_end_matches(':')
+        }
+    };
+    if text.contains("**") {
+        return None;
+    }
+    known_field(text).or_else(|| {
+        let mut words = text.split_whitespace();
+        let (name, version, rest) = (words.next()?, words.next()?, words.next());
+        let name = name.trim_matches('`');
+        let named = rest.is_none()
+            && version.trim_end_matches(':').eq_ignore_ascii_case("version")
+            && name.len() <= 64
+            && name.starts_with(|ch: char| ch.is_ascii_alphabetic())
+            && name.chars().all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '.' | '_' | '-'));
+        named.then(|| {
+            c.heading_dist = crate::snapshot::normalize_name(name);
+            Field::Named
+        })
+    })
 }
 
 /// A hand-written field; false when its key is not one the doctor knows,
@@ -156,6 +187,10 @@ pub(crate) fn field_value(what: Field, value: &str, c: &mut Collector) -> bool {
                 Field::Cudnn => c.fact(Key::Cudnn, v),
                 Field::Driver => c.fact(Key::Driver, v),
                 Field::Dist(name) => c.dist(&named_in_value(name, value), v),
+                Field::Named => {
+                    let name = std::mem::take(&mut c.heading_dist);
+                    c.dist(&name, v);
+                }
                 // Read above, before a version was looked for.
                 Field::Gpu | Field::Os | Field::CudaAndCudnn => {}
             }

@@ -202,6 +202,7 @@ pub(crate) fn read(line: &str, mode: Mode, c: &mut Collector) -> Mode {
                 && version.starts_with(|ch: char| ch.is_ascii_digit())
                 && !line.contains(':')
             {
+                c.list_rows += 1;
                 c.dist(name, version);
                 return Mode::PipList;
             }
@@ -214,6 +215,7 @@ pub(crate) fn read(line: &str, mode: Mode, c: &mut Collector) -> Mode {
             if let (Some(name), Some(version), Some(build)) = (cols.next(), cols.next(), cols.next())
                 && version.starts_with(|ch: char| ch.is_ascii_digit())
             {
+                c.list_rows += 1;
                 conda_package(c, name, version, Some(build));
                 return Mode::CondaList;
             }
@@ -228,7 +230,7 @@ pub(crate) fn read(line: &str, mode: Mode, c: &mut Collector) -> Mode {
         }
         Mode::Prose => {}
     }
-    if let Some(field) = free::heading(line) {
+    if let Some(field) = free::heading(line, c) {
         return Mode::Heading(field);
     }
     prose(line, c)
@@ -393,6 +395,7 @@ fn key_value(line: &str) -> Option<(&str, &str)> {
 }
 
 fn prose(line: &str, c: &mut Collector) -> Mode {
+    c.install_extras(line);
     free::platform(line, c);
     free::gpu_mention(line, c);
     if line.starts_with("Package") && line.contains("Version") && line.split_whitespace().count() <= 4 {
@@ -402,6 +405,7 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         return Mode::CondaList;
     }
     if let Some((manager, name, version, build)) = bracketed(line) {
+        c.list_rows += 1;
         if manager == "conda" {
             conda_package(c, name, version, build);
         } else {
@@ -410,10 +414,13 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         return Mode::Prose;
     }
     if let Some((name, version, build)) = conda_row(line).or_else(|| conda_plan(line)) {
+        c.list_rows += 1;
         conda_package(c, name, version, Some(build));
         return Mode::Prose;
     }
     if let Some((name, version)) = pip_freeze(line) {
+        c.freeze_rows += 1;
+        c.install_extras_of(name, line);
         c.dist(name, version);
         return Mode::Prose;
     }

@@ -17,6 +17,7 @@ mod assemble;
 mod free;
 mod kept;
 mod lines;
+mod pulled;
 mod split;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -93,6 +94,7 @@ fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &M
     c.glibc_from_os(matrix);
     c.settle_guesses();
     c.settle_both_onnxruntimes();
+    c.settle_pulled_onnxruntime(matrix);
     c.into_snapshot(matrix)
 }
 
@@ -271,6 +273,17 @@ pub(crate) struct Collector {
     /// Inside `nvidia-smi -q` (after its `NVSMI LOG` banner): how many GPU
     /// sections (`GPU 00000000:00:06.0`) have begun.
     pub smi_query: Option<u32>,
+    /// Rows of a package list (`pip list`, `conda list`, collect_env's
+    /// `[pip3]`) read, and lines of `pip freeze` shape (a requirements
+    /// file has them too): whether the paste lists what is installed.
+    pub list_rows: usize,
+    pub freeze_rows: usize,
+    /// The extras an install command named per distribution
+    /// (`pip install "rembg[gpu,cli]"`): (extra, line).
+    extras: BTreeMap<String, Vec<(String, usize)>>,
+    /// The distribution a field's heading names ("**Rembg version:**"),
+    /// for the value on the lines after it.
+    pub heading_dist: String,
 }
 
 impl Collector {

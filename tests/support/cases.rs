@@ -43,6 +43,13 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
             w().dists(&[("onnxruntime-gpu", "1.20.1")]),
         ),
         (
+            // A paste names rembg[gpu] 2.0.55 and no package list: its
+            // requirements installed the CPU onnxruntime too.
+            "onnxruntime-required-beside-gpu",
+            w().dists(&[("onnxruntime", "(required by rembg 2.0.55)"), ("onnxruntime-gpu", "1.20.1")]),
+            w().dists(&[("onnxruntime", "(required by rembg 2.0.55)")]),
+        ),
+        (
             "onnx-ir-newer-than-onnxruntime",
             w().dists(&[("onnx", "1.17.0"), ("onnxruntime", "1.17.3")])
                 .imported("onnx", json!({"ir_version": 10, "max_opset": 20})),
