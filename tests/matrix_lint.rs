@@ -33,8 +33,13 @@ fn no_table_row_is_shadowed_by_an_earlier_one() {
         for (i, row) in table.rows.iter().enumerate() {
             let probe = onnx_doctor::version::Ver::new(lowest(&row.versions));
             for earlier in &table.rows[..i] {
-                let same_match =
-                    table.matches.iter().all(|(_, col)| earlier.values.get(col) == row.values.get(col));
+                // A table of several packages' releases keys each row by its `package` too.
+                let same_match = table
+                    .matches
+                    .iter()
+                    .map(|(_, col)| col.as_str())
+                    .chain(["package"])
+                    .all(|col| earlier.values.get(col) == row.values.get(col));
                 assert!(
                     !(same_match && earlier.spec.contains(&probe)),
                     "table {}: the row at {} ({}) is shadowed by the row at {} ({})",

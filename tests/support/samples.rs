@@ -243,6 +243,26 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
     ("likely-torch-cuda-unavailable", "torch.cuda.is_available() returns False", "Is CUDA available: False"),
     (
         "likely-torch-cuda-unavailable",
+        "torch.cuda.is_available=**False**",
+        "torch.cuda.is_available=**True**",
+    ),
+    (
+        "likely-torch-cuda-unavailable",
+        "AssertionError: CUDA unavailable, invalid device 0 requested",
+        "device 0 requested: CUDA available",
+    ),
+    (
+        "likely-runs-on-cpu",
+        "It has started training but it is not using GPU (TITAN X) at all",
+        "It has started training and it is using the GPU (TITAN X) fully",
+    ),
+    (
+        "likely-runs-on-cpu",
+        "the library refuses to run on GPU no matter what I try",
+        "the library refuses to run without a GPU, no matter what I try",
+    ),
+    (
+        "likely-torch-cuda-unavailable",
         "            But your machine only has: []",
         "            But your machine only has: [0, 1]",
     ),
