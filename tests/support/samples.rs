@@ -252,6 +252,21 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "device 0 requested: CUDA available",
     ),
     (
+        "error-pip-no-matching-distribution",
+        "ERROR: No matching distribution found for onnxruntime-directml>=1.20.1",
+        "Found a matching distribution for onnxruntime-directml>=1.20.1",
+    ),
+    (
+        "error-genai-config-from-another-release",
+        "RuntimeError: Unsupported model_type in config.json: phi3small",
+        "the model_type in config.json is phi3small",
+    ),
+    (
+        "error-genai-config-from-another-release",
+        "JSON Error: Unknown value: eos_token_id at line 34 index 27",
+        "JSON Error: Unexpected character at line 34 index 27",
+    ),
+    (
         "likely-runs-on-cpu",
         "It has started training but it is not using GPU (TITAN X) at all",
         "It has started training and it is using the GPU (TITAN X) fully",
