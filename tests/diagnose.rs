@@ -566,6 +566,7 @@ fn an_ngc_image_or_a_jetpack_release_tells_the_stack_it_ships() {
         "Jetson AGX Orin, L4T R35.2.1\n",
         "# R35 (release), REVISION: 2.1, GCID: 32827747, BOARD: t186ref, EABI: aarch64\n",
         "FROM nvcr.io/nvidia/l4t-base:r35.2.1\n",
+        "docker run --runtime nvidia -it dustynv/ros:noetic-pytorch-l4t-r35.2.1\n",
     ] {
         let r = diagnose_text(paste);
         for (name, value) in

@@ -341,7 +341,8 @@ pub(crate) fn image(line: &str, c: &mut Collector) -> bool {
 
 /// A platform release: an NGC image (`nvcr.io/nvidia/pytorch:24.01-py3`,
 /// "NGC PyTorch container 23.10"), a JetPack release ("JetPack 5.1.2") or
-/// an L4T one ("L4T R35.4.1", `l4t-base:r32.7.1`, and
+/// an L4T one ("L4T R35.4.1", `l4t-base:r32.7.1`, an image tag's
+/// `pytorch-l4t-r32.5.0`, and
 /// `/etc/nv_tegra_release`'s "# R32 (release), REVISION: 7.1"). Read
 /// whatever else the line holds too.
 pub(crate) fn platform(line: &str, c: &mut Collector) {
@@ -351,7 +352,7 @@ pub(crate) fn platform(line: &str, c: &mut Collector) {
     });
     static JETSON: LazyLock<Regex> = LazyLock::new(|| {
         super::prose_regex(
-            r"(?i)\bjet ?pack\s*(?:version|sdk)?(?:\s+is)?\s*[:=]?\s*v?(\d\.\d+(?:\.\d+)?)\b|\bl4t(?:\s*version)?\s*[:=]?\s*r?(\d{2}\.\d+(?:\.\d+)?)\b|\bl4t-[a-z0-9-]+:r(\d{2}\.\d+\.\d+)\b|\bR(\d{2}) \(release\), REVISION: (\d+\.\d+)",
+            r"(?i)\bjet ?pack\s*(?:version|sdk)?(?:\s+is)?\s*[:=]?\s*v?(\d\.\d+(?:\.\d+)?)\b|\bl4t(?:\s*version)?\s*[:=-]?\s*r?(\d{2}\.\d+(?:\.\d+)?)\b|\bl4t-[a-z0-9-]+:r(\d{2}\.\d+\.\d+)\b|\bR(\d{2}) \(release\), REVISION: (\d+\.\d+)",
         )
         .unwrap()
     });
