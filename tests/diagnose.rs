@@ -1172,3 +1172,34 @@ fn a_package_that_requires_the_cpu_onnxruntime_installs_it_beside_the_gpu_one() 
         codes(&both)
     );
 }
+
+/// Torch-TensorRT's template, as reporters fill it in: a value glued to its
+/// key, LibTorch for torch, and "tensorRT-8.2.4.2" naming TensorRT itself.
+#[test]
+fn torch_tensorrt_is_judged_against_the_libtorch_it_was_built_for() {
+    let codes = |text: &str| finding_codes(&diagnose_text(text));
+    let ticket = " - Torch-TensorRT Version:1.1.0\n - LibTorch Version:1.9.0 (compiled from source)\n\
+        - CUDA version:cuda10.2\n - TensorRT: tensorRT-8.2.4.2\n";
+    let r = diagnose_text(ticket);
+    assert!(
+        codes(ticket).contains(&"torch-tensorrt-not-paired-with-torch".to_string()),
+        "{:?}",
+        codes(ticket)
+    );
+    let names: Vec<String> = facts(&r).into_iter().map(|(fact, _, _)| fact).collect();
+    assert!(names.contains(&"tensorrt".to_string()), "{names:?}");
+    // The LibTorch that release was built for.
+    let paired = ticket.replace("1.9.0", "1.11.0");
+    assert!(
+        !codes(&paired).contains(&"torch-tensorrt-not-paired-with-torch".to_string()),
+        "{:?}",
+        codes(&paired)
+    );
+    // A pre-release built from the main branch carries no release's pin.
+    let main = ticket.replace("Version:1.1.0", "Version:1.1.0a0+b652045d");
+    assert!(
+        !codes(&main).contains(&"torch-tensorrt-not-paired-with-torch".to_string()),
+        "{:?}",
+        codes(&main)
+    );
+}

@@ -387,9 +387,23 @@ impl EnvChecks<'_> {
         };
         let (a, b) = (self.matrix.component_of(&d.name), self.matrix.component_of(&dep_name));
         // A rule about these two components already says it, with the why.
-        let covered = a != Component::PYTHON
-            && b != Component::PYTHON
-            && self.findings_so_far().iter().any(|f| f.components.contains(&a) && f.components.contains(&b));
+        // So does a rule that reads both distributions' versions (a table of
+        // torchaudio releases and the torch each requires).
+        let matrix = self.matrix;
+        let reads_both = |code: &str| {
+            matrix.rules.iter().find(|r| r.code == code).is_some_and(|r| {
+                let reads =
+                    |dist: &str| super::rule_facts(r).any(|k| matches!(k, FactKey::Version(n) if n == dist));
+                reads(&d.name) && reads(&dep_name)
+            })
+        };
+        let covered = self.findings_so_far().iter().any(|f| {
+            (a != Component::PYTHON
+                && b != Component::PYTHON
+                && f.components.contains(&a)
+                && f.components.contains(&b))
+                || reads_both(&f.code)
+        });
         if covered {
             self.record(check.code(), Outcome::Passed);
             return None;

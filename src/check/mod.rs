@@ -209,7 +209,7 @@ fn is_model_rule(rule: &Rule) -> bool {
 }
 
 /// Every fact a data rule reads: its clauses' and its lookup's.
-fn rule_facts(rule: &Rule) -> impl Iterator<Item = &FactKey> {
+pub(super) fn rule_facts(rule: &Rule) -> impl Iterator<Item = &FactKey> {
     let (clauses, lookup) = match &rule.kind {
         RuleKind::Facts { when, require, unless, lookup, .. } => {
             (Some(when.iter().chain(require).chain(unless)), lookup.as_ref())

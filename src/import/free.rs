@@ -66,6 +66,14 @@ const FIELDS: &[(&str, Field)] = &[
     ("tensorrt", Field::Dist("tensorrt")),
     ("trt", Field::Dist("tensorrt")),
     ("torchvision", Field::Dist("torchvision")),
+    ("torchaudio", Field::Dist("torchaudio")),
+    // LibTorch is torch's C++ distribution, one release line with it.
+    ("libtorch", Field::Torch),
+    ("torch-tensorrt", Field::Dist("torch-tensorrt")),
+    ("torchtensorrt", Field::Dist("torch-tensorrt")),
+    ("torch-xla", Field::Dist("torch-xla")),
+    ("torchxla", Field::Dist("torch-xla")),
+    ("pytorch/xla", Field::Dist("torch-xla")),
     ("numpy", Field::Dist("numpy")),
     ("protobuf", Field::Dist("protobuf")),
     ("onnxscript", Field::Dist("onnxscript")),
@@ -208,6 +216,8 @@ fn named_in_value(field: &str, value: &str) -> String {
             ch.is_whitespace() || matches!(ch, '=' | '(' | ')' | ',' | '`' | ':' | '<' | '>' | '~')
         })
         .filter(|w| w.len() > field.len() && w.starts_with(|ch: char| ch.is_ascii_alphabetic()))
+        // "tensorRT-8.2.4.2" is the field's name and its version, not another name.
+        .filter(|w| !w.split('-').skip(1).any(|part| part.starts_with(|ch: char| ch.is_ascii_digit())))
         .map(crate::snapshot::normalize_name)
         .find(|w| w != field && super::same_module(w, field))
         .unwrap_or_else(|| field.to_string())

@@ -167,6 +167,26 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
             w().dists(&[("torch", "2.5.1"), ("torchvision", "0.20.1")]),
         ),
         (
+            "torchaudio-not-paired-with-torch",
+            w().dists(&[("torch", "2.5.1+cu124"), ("torchaudio", "2.4.1+cu124")]),
+            w().dists(&[("torch", "2.5.1+cu124"), ("torchaudio", "2.5.1+cu124")]),
+        ),
+        (
+            "torch-tensorrt-not-paired-with-torch",
+            w().dists(&[("torch", "1.9.0"), ("torch-tensorrt", "1.1.0")]),
+            w().dists(&[("torch", "2.3.1"), ("torch-tensorrt", "2.3.0")]),
+        ),
+        (
+            "torch-tensorrt-placeholder",
+            w().dists(&[("torch", "1.10.2"), ("torch-tensorrt", "0.0.0")]),
+            w().dists(&[("torch", "1.10.2"), ("torch-tensorrt", "1.0.0")]),
+        ),
+        (
+            "torch-xla-not-paired-with-torch",
+            w().dists(&[("torch", "2.6.0"), ("torch-xla", "2.5.1")]),
+            w().dists(&[("torch", "2.5.1"), ("torch-xla", "2.5.1")]),
+        ),
+        (
             // torchvision refuses another CUDA major; from 0.16 another minor is fine.
             "torchvision-cuda-variant-differs",
             w().dists(&[("torch", "2.5.1+cu124"), ("torchvision", "0.20.1+cu118")]),

@@ -459,6 +459,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "    Found GPU0 GeForce GTX 670M with 3 GB of memory.",
     ),
     (
+        "error-pip-placeholder-project",
+        "      The package you are trying to install is only a placeholder project on the package registry.",
+        "      The package you are trying to install is not available for this platform.",
+    ),
+    (
         "error-pip-torch-no-wheel-for-python",
         "ERROR: Could not find a version that satisfies the requirement torch==1.5.1+cpu (from versions: 0.1.2, 0.1.2.post1, 0.1.2.post2)",
         "ERROR: Could not find a version that satisfies the requirement torch==1.5.1+cpu (from versions: 0.1.2, 1.4.0)",
