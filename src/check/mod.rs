@@ -477,7 +477,12 @@ fn api_params(
             .enumerate()
             .find_map(|(i, n)| matrix.python_apis.get_key_value(n).filter(|_| i == 0 || removed))?
     };
-    let at = if removed { api.removed.as_ref()? } else { api.added.as_ref()? };
+    let window = change == ApiChange::Window;
+    let at = match change {
+        ApiChange::Removed => api.removed.as_ref()?,
+        ApiChange::Added => api.added.as_ref()?,
+        ApiChange::Window => api.removed.as_ref().and(api.added.as_ref())?,
+    };
     let at = Ver::new(at.as_str());
     let stack =
         matrix.stack.iter().find(|p| p.package == api.package || p.distributions.contains(&api.package))?;
@@ -489,6 +494,7 @@ fn api_params(
         Probed::NotEvaluated(_) => None,
     });
     let here = match &installed {
+        Some(_) if window => return None,
         Some((shown, v)) => {
             let before = at.parsed().is_some_and(|a| v < a);
             // Added later than the installed release, or removed by it.
@@ -499,7 +505,7 @@ fn api_params(
         }
         // An API added once and removed later, with no release stated:
         // which of the two the line shows is not known.
-        None if api.added.is_some() && api.removed.is_some() => return None,
+        None if api.added.is_some() && api.removed.is_some() && !window => return None,
         None => format!("the {} installed", api.package),
     };
     let mut params = vec![("api", name.clone()), ("api.package", api.package.clone()), ("api.here", here)];

@@ -417,6 +417,9 @@ pub struct PythonApi {
 pub enum ApiChange {
     Added,
     Removed,
+    /// Added by one release and removed by a later one, where the paste
+    /// does not say which release is installed: either side of the window.
+    Window,
 }
 
 /// When torch's TorchScript exporter learnt an ATen operator: the first

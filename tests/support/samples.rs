@@ -95,6 +95,12 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "AttributeError: Can't get attribute 'Model' on <module '__main__'>",
     ),
     (
+        // Added in 1.5 and removed in 1.11; which side, the line alone does not say.
+        "error-api-only-in-some-releases",
+        "TypeError: export() got an unexpected keyword argument 'use_external_data_format'",
+        "TypeError: export() got an unexpected keyword argument 'example_outputs'",
+    ),
+    (
         "error-api-removed-in-installed",
         "ModuleNotFoundError: No module named 'torch._six'",
         "ModuleNotFoundError: No module named 'torch.fx'",
