@@ -50,6 +50,11 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
             w().dists(&[("onnxruntime", "(required by rembg 2.0.55)")]),
         ),
         (
+            "opencv-gui-and-headless-both-installed",
+            w().dists(&[("opencv-python", "4.10.0.84"), ("opencv-python-headless", "4.10.0.84")]),
+            w().dists(&[("opencv-python", "4.10.0.84"), ("numpy", "1.26.4")]),
+        ),
+        (
             "onnx-ir-newer-than-onnxruntime",
             w().dists(&[("onnx", "1.17.0"), ("onnxruntime", "1.17.3")])
                 .imported("onnx", json!({"ir_version": 10, "max_opset": 20})),

@@ -465,6 +465,16 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "    Found GPU0 GeForce GTX 670M with 3 GB of memory.",
     ),
     (
+        "error-opencv-without-gui",
+        "cv2.error: OpenCV(4.2.0) /io/opencv/modules/highgui/src/window.cpp:634: error: (-2:Unspecified error) The function is not implemented. Rebuild the library with Windows, GTK+ 2.x or Cocoa support. If you are on Ubuntu or Debian, install libgtk2.0-dev and pkg-config",
+        "cv2.error: OpenCV(4.2.0) /io/opencv/modules/imgproc/src/resize.cpp:3720: error: (-215:Assertion failed) !ssize.empty() in function 'resize'",
+    ),
+    (
+        "error-tensorrt-python-missing",
+        "ModuleNotFoundError: No module named 'tensorrt'",
+        "ModuleNotFoundError: No module named 'tensorrt_llm'",
+    ),
+    (
         "error-pip-placeholder-project",
         "      The package you are trying to install is only a placeholder project on the package registry.",
         "      The package you are trying to install is not available for this platform.",
