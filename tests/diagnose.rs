@@ -1203,3 +1203,33 @@ fn torch_tensorrt_is_judged_against_the_libtorch_it_was_built_for() {
         codes(&main)
     );
 }
+
+/// In a JetPack 4 (L4T r32) container the CUDA libraries come from the
+/// host through the NVIDIA runtime: a missing one there names that cause.
+/// On the Jetson itself, or in a later L4T's image, the error stays as it is.
+#[test]
+fn a_cuda_library_missing_in_a_jetpack_4_container_names_the_nvidia_runtime() {
+    let message = |text: &str| {
+        let r = diagnose_text(text);
+        let f = r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["code"] == "error-gpu-library-missing")
+            .cloned();
+        f.map(|f| f["message"].as_str().unwrap().to_string()).unwrap_or_default()
+    };
+    let error = "OSError: libcurand.so.10: cannot open shared object file: No such file or directory\n";
+    let container =
+        format!("Status: Downloaded newer image for dustynv/ros:noetic-pytorch-l4t-r32.5.0\n{error}");
+    assert!(message(&container).contains("NVIDIA container runtime"), "{}", message(&container));
+    let built = format!("FROM nvcr.io/nvidia/l4t-base:r32.7.1\n{error}");
+    assert!(message(&built).contains("NVIDIA container runtime"), "{}", message(&built));
+    // The Jetson itself: CUDA is JetPack's, not the runtime's.
+    let host = format!("# R32 (release), REVISION: 7.1, GCID: 29818004, BOARD: t186ref\n{error}");
+    assert!(message(&host).starts_with("libcurand.so.10 cannot be found"), "{}", message(&host));
+    assert!(!message(&host).contains("runtime"), "{}", message(&host));
+    // From L4T r34 the images carry CUDA themselves.
+    let newer = container.replace("r32.5.0", "r35.4.1");
+    assert!(!message(&newer).contains("runtime"), "{}", message(&newer));
+}

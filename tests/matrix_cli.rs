@@ -283,3 +283,20 @@ fn a_fix_with_a_fact_the_environment_lacks_is_left_out_not_shown_with_a_hole() {
     let fixes = finding(&report, "team-pins-numpy")["fixes"].clone();
     assert_eq!(fixes, serde_json::json!([r#"python -m pip install "numpy==1.26.*""#]), "{fixes}");
 }
+
+#[test]
+fn an_errors_likely_cause_must_be_one_the_facts_decide() {
+    let cause = |decided: &str| {
+        format!(
+            "{}    likely:\n      - cause: \"the image lacks it\"\n{decided}        confirm: \"docker info\"\n        fix: \"use the runtime\"\n        source: https://example.com/our-runbook\n",
+            signature_rule("team-lib", "libfoo missing", "libfoo is missing", "install libfoo")
+        )
+    };
+    let dir = overlay(&[("t.yaml", &cause(""))]);
+    let (code, err) = stderr_of(&dir, &["rules"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("a likely cause of `team-lib` has no `decided_by`"), "{err}");
+    let dir = overlay(&[("t.yaml", &cause("        decided_by:\n          container: present\n"))]);
+    let (code, err) = stderr_of(&dir, &["rules"]);
+    assert_eq!(code, 0, "{err}");
+}

@@ -126,6 +126,7 @@ impl<'a> Facts<'a> {
             MachineFact::Glibc => probed_version(&s.glibc),
             MachineFact::Kernel => probed_text(&s.kernel),
             MachineFact::Container => s.container.clone().map_or(Fact::Absent, Fact::Text),
+            MachineFact::L4t => s.l4t.clone().map_or(Fact::Absent, Fact::Text),
             other => Fact::Unknown(format!("`{}` is not a fact of the system probe", other.name())),
         }
     }
@@ -336,6 +337,7 @@ impl<'a> Facts<'a> {
                 }
             }
             MachineFact::Os
+            | MachineFact::L4t
             | MachineFact::Arch
             | MachineFact::Glibc
             | MachineFact::Kernel

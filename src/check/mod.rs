@@ -375,6 +375,10 @@ fn with_causes(
         f.sources.insert(0, cause.source.clone());
         return true;
     }
+    // An error whose facts decide none of its causes stands as it is.
+    if f.severity > Severity::Info {
+        return true;
+    }
     f.likely = likely_causes(likely, snapshot, matrix);
     if f.likely.is_empty() {
         return false;

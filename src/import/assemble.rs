@@ -25,6 +25,8 @@ type At<'a> = Option<(&'a str, usize)>;
 struct Stated<'a> {
     os: At<'a>,
     arch: At<'a>,
+    l4t: At<'a>,
+    container: At<'a>,
     glibc: At<'a>,
     python: At<'a>,
     torch_version: At<'a>,
@@ -56,6 +58,8 @@ impl Collector {
                 Key::Os => s.os = at,
                 Key::Arch => s.arch = at,
                 Key::Glibc => s.glibc = at,
+                Key::L4t => s.l4t = at,
+                Key::Container => s.container = at,
                 Key::Python => s.python = at,
                 Key::TorchVersion => s.torch_version = at,
                 Key::TorchCuda => s.torch_cuda = at,
@@ -257,6 +261,8 @@ fn system(s: &Stated<'_>) -> System {
         glibc: s
             .glibc
             .map_or_else(|| Probed::NotEvaluated(unstated("glibc")), |(g, _)| Probed::Found(Ver::new(g))),
+        l4t: s.l4t.map(|(l, _)| l.to_string()),
+        container: s.container.map(|(e, _)| e.to_string()),
         ..System::default()
     }
 }

@@ -391,7 +391,31 @@ pub(crate) fn platform(line: &str, c: &mut Collector) {
             (Some(major), Some(rest)) => format!("{}.{}", major.as_str(), rest.as_str()),
             _ => m.get(1).or(m.get(2)).or(m.get(3)).map_or_else(String::new, |r| r.as_str().to_string()),
         };
+        // Named as L4T itself, not as the JetPack that ships it.
+        if m.get(1).is_none() {
+            c.guess(Key::L4t, &release);
+        }
+        // An L4T image's tag (`l4t-pytorch:r32.7.1`, `...-l4t-r32.5.0`):
+        // what runs is a container.
+        if m.get(3).is_some() || line[..m.get(0).map_or(0, |w| w.start())].ends_with('-') {
+            c.guess(Key::Container, "docker");
+        }
         c.platform(Platform::Jetpack, &release, false);
+    }
+}
+
+/// A paste from inside a container or its build: docker's own commands
+/// and messages, and a Dockerfile's FROM line.
+pub(crate) fn container(line: &str, c: &mut Collector) {
+    let t = line.trim_start_matches(['$', '#', '>', ' ', '`']);
+    let docker = t.starts_with("FROM ")
+        && t.split_whitespace().nth(1).is_some_and(|image| image.contains([':', '/']))
+        || ["docker run ", "docker build ", "docker exec ", "nvidia-docker run ", "docker compose "]
+            .iter()
+            .any(|cmd| t.starts_with(cmd))
+        || t.starts_with("Status: Downloaded newer image for ");
+    if docker {
+        c.guess(Key::Container, "docker");
     }
 }
 

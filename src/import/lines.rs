@@ -397,6 +397,7 @@ fn key_value(line: &str) -> Option<(&str, &str)> {
 fn prose(line: &str, c: &mut Collector) -> Mode {
     c.install_extras(line);
     free::platform(line, c);
+    free::container(line, c);
     free::gpu_mention(line, c);
     if line.starts_with("Package") && line.contains("Version") && line.split_whitespace().count() <= 4 {
         return Mode::PipList;

@@ -173,6 +173,10 @@ pub(crate) enum Key {
     Os,
     Arch,
     Glibc,
+    /// A Jetson's L4T release: the machine's, or its container image's.
+    L4t,
+    /// The container engine the paste runs in ("docker").
+    Container,
     Python,
     /// collect_env's "PyTorch version".
     TorchVersion,
@@ -201,6 +205,8 @@ impl Key {
             Self::Os => "os".into(),
             Self::Arch => "arch".into(),
             Self::Glibc => "glibc".into(),
+            Self::L4t => "l4t".into(),
+            Self::Container => "container".into(),
             Self::Python => "python".into(),
             Self::TorchVersion => "torch.version".into(),
             Self::TorchCuda => "torch.cuda".into(),
@@ -493,6 +499,9 @@ impl Collector {
             }
             if platform == Platform::Jetpack {
                 self.guess(Key::Arch, "aarch64");
+                if let Some(l4t) = &r.l4t {
+                    self.guess(Key::L4t, l4t);
+                }
             }
         }
         self.lines = here;

@@ -1289,20 +1289,21 @@ fn clauses(e: &mut Errors<'_>, raw: Clauses) -> Vec<Clause> {
 }
 
 /// A symptom's likely causes. A symptom is no verdict: its rule is a note
-/// (`info`), and each cause cites the source that shows it.
+/// (`info`), and each cause cites the source that shows it. An error's
+/// causes are ones the facts decide (`decided_by`): the error stands as it
+/// is where none is decided, so a cause that only might apply has no place.
 fn likely(
     e: &mut Errors<'_>,
     code: &str,
     severity: Severity,
     raw: Vec<Spanned<RawLikely>>,
 ) -> Vec<super::Likely> {
-    if let Some(first) = raw.first()
-        && severity != Severity::Info
-    {
-        e.at(first, format!("rule `{code}` names likely causes, so it is a note: `severity: info`"));
-    }
     let mut out = Vec::new();
     for l in raw {
+        if severity != Severity::Info && l.value.decided_by.0.is_empty() {
+            let why = "an error's causes must be decided by the facts (`decided_by`); undecided ones belong to a note";
+            e.at(&l, format!("a likely cause of `{code}` has no `decided_by`: {why}"));
+        }
         if !is_url(&l.value.source) {
             e.at(&l, format!("a likely cause of `{code}` cites no URL: {:?}", l.value.source));
         }

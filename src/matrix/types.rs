@@ -837,7 +837,11 @@ impl Matrix {
     pub(crate) fn platform_release(&self, platform: Platform, release: &str) -> Option<&PlatformRelease> {
         let release = release.trim_start_matches(['r', 'R']);
         let mine = || self.platform_releases.iter().filter(move |r| r.platform == platform);
-        mine().find(|r| r.release == release).or_else(|| mine().find(|r| r.l4t.as_deref() == Some(release)))
+        // An image tag's "r32.5.0" is L4T 32.5.
+        let l4t = |r: &&PlatformRelease| {
+            r.l4t.as_deref().is_some_and(|l| l == release || release.strip_suffix(".0") == Some(l))
+        };
+        mine().find(|r| r.release == release).or_else(|| mine().find(l4t))
     }
 
     /// The pip requirement that ships `soname` for a CUDA major

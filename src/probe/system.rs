@@ -52,7 +52,21 @@ pub(crate) fn probe(host: &Host) -> System {
         glibc: glibc(host),
         container: container(host),
         wsl,
+        l4t: host
+            .read_system_file("/etc/nv_tegra_release", FileKind::System)
+            .ok()
+            .and_then(|t| l4t_release(&t)),
     }
+}
+
+/// A Jetson's L4T release from /etc/nv_tegra_release's first line:
+/// "# R32 (release), REVISION: 7.1, GCID: ..." is 32.7.1.
+pub(crate) fn l4t_release(text: &str) -> Option<String> {
+    let line = text.lines().next()?;
+    let major = line.trim_start_matches(['#', ' ']).strip_prefix('R')?.split_whitespace().next()?;
+    let revision = line.split("REVISION:").nth(1)?.split(',').next()?.trim();
+    let numeric = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit() || c == '.');
+    (major.chars().all(|c| c.is_ascii_digit()) && numeric(revision)).then(|| format!("{major}.{revision}"))
 }
 
 /// Windows: its release from the kernel's version (6.1 is Windows 7; build
@@ -76,6 +90,7 @@ fn windows((major, minor, build): (u32, u32, u32)) -> System {
         glibc: Probed::NotEvaluated("Windows has no glibc".into()),
         container: None,
         wsl: false,
+        l4t: None,
     }
 }
 
@@ -174,6 +189,25 @@ mod tests {
         assert_eq!(s.glibc.found().map(Ver::raw), Some("2.35"));
         assert_eq!(s.container.as_deref(), Some("docker"));
         assert!(s.wsl);
+    }
+
+    #[test]
+    fn a_jetson_names_its_l4t_release() {
+        let line = "# R32 (release), REVISION: 7.1, GCID: 29818004, BOARD: t186ref, EABI: aarch64, DATE: Sat Feb 19\n";
+        assert_eq!(l4t_release(line).as_deref(), Some("32.7.1"));
+        assert_eq!(
+            l4t_release("# R36 (release), REVISION: 4.0, GCID: 37537400\n").as_deref(),
+            Some("36.4.0")
+        );
+        for garbage in
+            ["", "R", "# R32 (release)", "# Rx (release), REVISION: 7.1", "# R32, REVISION: ;", "\u{0}"]
+        {
+            assert_eq!(l4t_release(garbage), None, "{garbage:?}");
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), "/etc/nv_tegra_release", line.as_bytes());
+        let host = Host::new(tmp.path().into(), BTreeMap::new(), "/".into(), Duration::from_secs(1));
+        assert_eq!(probe(&host).l4t.as_deref(), Some("32.7.1"));
     }
 
     #[test]

@@ -56,6 +56,7 @@ named! {
         Glibc = "glibc",
         Kernel = "kernel",
         Container = "container",
+        L4t = "l4t",
         Nvml = "nvml",
         Driver = "driver",
         DriverMaxCuda = "driver.max_cuda",
@@ -80,7 +81,7 @@ named! {
 impl MachineFact {
     /// Facts of the system probe (the others are the NVIDIA stack's).
     pub(crate) fn is_system(self) -> bool {
-        matches!(self, Self::Os | Self::Arch | Self::Glibc | Self::Kernel | Self::Container)
+        matches!(self, Self::Os | Self::Arch | Self::Glibc | Self::Kernel | Self::Container | Self::L4t)
     }
 }
 

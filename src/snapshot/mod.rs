@@ -266,6 +266,10 @@ pub struct System {
     /// "docker", "podman", "kubernetes", "container" (unknown engine), or none.
     pub container: Option<String>,
     pub wsl: bool,
+    /// A Jetson's L4T release ("32.7.1"), from /etc/nv_tegra_release; in a
+    /// container, the image's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l4t: Option<String>,
 }
 
 impl Default for Probed<String> {
