@@ -1,7 +1,9 @@
 """Writes matrix/published.yaml: every release of the distributions the
 doctor pins in its fixes that the package index serves, per platform
 (Linux x86_64, Linux aarch64 up to glibc 2.28, Windows x86_64), with the
-CPython versions it has wheels for.
+CPython versions it has wheels for; and for the distributions in GLIBC,
+the oldest glibc each range of releases' Linux x86_64 wheels install on
+(their manylinux tags), a range reaching over releases without such wheels.
 
     python3 bench/published.py            # rewrites matrix/published.yaml
     python3 bench/published.py --check    # exits 1 when the index changed
@@ -26,6 +28,9 @@ DISTRIBUTIONS = {
     "torch": "https://github.com/pytorch/pytorch/releases",
     "torchvision": "https://github.com/pytorch/vision/releases",
 }
+# Those whose manylinux tags state the glibc their libraries need (torch's
+# were tagged manylinux1 long after they needed glibc 2.17).
+GLIBC = ["onnxruntime", "onnxruntime-gpu"]
 PYTHONS = [(3, m) for m in range(6, 15)]
 OUT = "matrix/published.yaml"
 # The platforms, and whether a wheel's platform tag installs there. On
@@ -84,6 +89,7 @@ def releases(dist):
     with urllib.request.urlopen(req, timeout=120) as r:
         files = json.load(r)["files"]
     found = {platform: {} for platform in PLATFORMS}
+    floors = {}
     for f in files:
         m = WHEEL.match(f["filename"])
         # Pre-releases are left out: pip installs them only when asked to.
@@ -92,7 +98,33 @@ def releases(dist):
         for platform, takes in PLATFORMS.items():
             if any(t == "any" or takes(t) for t in m["plat"].split(".")):
                 found[platform].setdefault(m["ver"], set()).update(pythons_of(m["py"], m["abi"]))
-    return {platform: {v: p for v, p in rows.items() if p} for platform, rows in found.items()}
+        linux = [glibc(t) for t in m["plat"].split(".") if PLATFORMS["linux-x86_64"](t)]
+        if linux and pythons_of(m["py"], m["abi"]):
+            floors[m["ver"]] = min(min(linux), floors.get(m["ver"], min(linux)))
+    published = {platform: {v: p for v, p in rows.items() if p} for platform, rows in found.items()}
+    return published, floors
+
+
+def glibc_table(dist, source, floors):
+    """Releases in ranges of the same glibc floor, each range reaching up to
+    the next one's first release."""
+    ordered = sorted(floors, key=key)
+    starts = [v for i, v in enumerate(ordered) if i == 0 or floors[v] != floors[ordered[i - 1]]]
+    lines = [
+        f"  {dist}-linux-glibc:",
+        f"    description: The oldest glibc the Linux x86_64 wheels of each range of {dist} releases install on (their manylinux tag).",
+        f"    key: {dist}",
+        "    columns: [glibc]",
+        "    sources:",
+        f"      - {source}",
+        "      - https://peps.python.org/pep-0600/",
+        "    rows:",
+    ]
+    for i, v in enumerate(starts):
+        upper = f",<{starts[i + 1]}" if i + 1 < len(starts) else ""
+        g = floors[v]
+        lines.append(f'      - {{ versions: ">={v}{upper}", glibc: "{g[0]}.{g[1]}" }}')
+    return lines
 
 
 def key(v):
@@ -116,8 +148,10 @@ def render():
         "tables:",
     ]
     for dist, source in DISTRIBUTIONS.items():
+        if dist in GLIBC:
+            lines += glibc_table(dist, source, answers[dist][1])
         for platform in PLATFORMS:
-            pythons = answers[dist][platform]
+            pythons = answers[dist][0][platform]
             lines += [
                 f"  {dist}-published-{platform.replace('_', '-')}:",
                 f"    description: The {dist} releases the package index serves for {platform}, and their CPython versions.",

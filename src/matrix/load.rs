@@ -1486,6 +1486,8 @@ mod tests {
             })
             .map(|(p, c)| (p.to_string(), c.to_string()));
         let mut files: Vec<(String, String)> = needed.collect();
+        // The distributions those files' rules name beside the stack's.
+        files.push(("packages.yaml".into(), "packages: [torchaudio, torch-tensorrt, torch-xla]\n".into()));
         files.push(("t.yaml".into(), format!("{VERSION}{text}")));
         let mut b = Builder::default();
         b.add_layer(false, &files);

@@ -147,9 +147,15 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
             w().set("/system/found/glibc", json!({"found": "2.17"})).dist("torch", "2.6.0"),
         ),
         (
+            // The CPU wheels of 1.17 need GLIBC_2.27 (manylinux_2_27): Ubuntu 18.04 takes them.
             "glibc-too-old-for-onnxruntime",
+            w().set("/system/found/glibc", json!({"found": "2.17"})).dist("onnxruntime", "1.17.0"),
+            w().set("/system/found/glibc", json!({"found": "2.27"})).dist("onnxruntime", "1.17.0"),
+        ),
+        (
+            "glibc-too-old-for-onnxruntime-gpu",
             w().set("/system/found/glibc", json!({"found": "2.27"})).dist("onnxruntime-gpu", "1.17.0"),
-            w().set("/system/found/glibc", json!({"found": "2.28"})).dist("onnxruntime-gpu", "1.17.0"),
+            w().set("/system/found/glibc", json!({"found": "2.27"})).dist("onnxruntime-gpu", "1.18.1"),
         ),
         (
             "python-unsupported-by-onnx",

@@ -475,6 +475,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "ModuleNotFoundError: No module named 'tensorrt_llm'",
     ),
     (
+        "error-ctranslate2-without-cuda",
+        "ValueError: This CTranslate2 package was not compiled with CUDA support",
+        "ValueError: This CTranslate2 binary was not compiled with Intel MKL",
+    ),
+    (
         "error-pip-placeholder-project",
         "      The package you are trying to install is only a placeholder project on the package registry.",
         "      The package you are trying to install is not available for this platform.",
