@@ -1233,3 +1233,31 @@ fn a_cuda_library_missing_in_a_jetpack_4_container_names_the_nvidia_runtime() {
     let newer = container.replace("r32.5.0", "r35.4.1");
     assert!(!message(&newer).contains("runtime"), "{}", message(&newer));
 }
+
+/// ONNX Runtime's template gives a release without its package; the
+/// sentence that installed it names the package. cuDNN named beside it
+/// (NVIDIA's wheel, "cuDNN==8.9") is the one that package must load, and
+/// `-cu12` in a wheel's name is a CUDA major, not torch's build.
+#[test]
+fn the_onnxruntime_package_a_sentence_installed_is_judged_against_the_cudnn_named() {
+    let ticket = "In my env the default CUDA==12.1 and cuDNN==8.9; torch installed nvidia-cudnn-cu12==8.9.26.\n\
+        When I install the onnxruntime-gpu==1.19.2, create InferenceSession failed.\n\n\
+        ### ONNX Runtime Version or Commit ID\n\n1.19.2\n";
+    let r = diagnose_text(ticket);
+    let codes = finding_codes(&r);
+    assert!(codes.contains(&"onnxruntime-gpu-cudnn-major-differs".to_string()), "{codes:?}");
+    let d = dists(&r);
+    assert!(d.contains(&("onnxruntime-gpu".into(), "1.19.2".into())), "{d:?}");
+    assert!(!d.iter().any(|(n, _)| n == "onnxruntime" || n == "cuda" || n == "cudnn"), "{d:?}");
+    assert_eq!(fact(&r, "torch.cuda"), None);
+    assert_eq!(fact(&r, "cuda.toolkit").map(|(v, _)| v), Some("12.1".into()));
+    // cuDNN 9 beside it: nothing to say.
+    let nine = ticket.replace("8.9.26", "9.1.0.70").replace("cuDNN==8.9", "cuDNN==9.1");
+    assert!(
+        !finding_codes(&diagnose_text(&nine)).contains(&"onnxruntime-gpu-cudnn-major-differs".to_string())
+    );
+    // Another release in the field: the sentence's package is a second one.
+    let other = ticket.replace("\n1.19.2\n", "\n1.18.0\n");
+    let d = dists(&diagnose_text(&other));
+    assert!(d.contains(&("onnxruntime".into(), "1.18.0".into())), "{d:?}");
+}

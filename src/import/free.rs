@@ -35,6 +35,10 @@ pub(crate) enum Field {
     /// "Rembg version" as a heading: the distribution is the collector's
     /// `heading_dist`.
     Named,
+    /// ONNX Runtime's own template ("ONNX Runtime Version or Commit ID"):
+    /// a release of whichever onnxruntime package is installed; recorded
+    /// as `onnxruntime` unless the paste installs another at that version.
+    AnyOnnxRuntime,
 }
 
 /// Keys as the issue templates of PyTorch, ONNX Runtime, TensorRT, onnx
@@ -57,11 +61,11 @@ const FIELDS: &[(&str, Field)] = &[
     ("operating system", Field::Os),
     ("os platform and distribution", Field::Os),
     ("os", Field::Os),
-    ("onnx runtime", Field::Dist("onnxruntime")),
-    ("onnx runtime or commit id", Field::Dist("onnxruntime")),
+    ("onnx runtime", Field::AnyOnnxRuntime),
+    ("onnx runtime or commit id", Field::AnyOnnxRuntime),
     ("onnxruntime", Field::Dist("onnxruntime")),
     ("onnxruntime-gpu", Field::Dist("onnxruntime-gpu")),
-    ("ort", Field::Dist("onnxruntime")),
+    ("ort", Field::AnyOnnxRuntime),
     ("onnx", Field::Dist("onnx")),
     ("tensorrt", Field::Dist("tensorrt")),
     ("trt", Field::Dist("tensorrt")),
@@ -195,6 +199,13 @@ pub(crate) fn field_value(what: Field, value: &str, c: &mut Collector) -> bool {
                 Field::Cudnn => c.fact(Key::Cudnn, v),
                 Field::Driver => c.fact(Key::Driver, v),
                 Field::Dist(name) => c.dist(&named_in_value(name, value), v),
+                Field::AnyOnnxRuntime => {
+                    let name = named_in_value("onnxruntime", value);
+                    if name == "onnxruntime" {
+                        c.any_onnxruntime(v);
+                    }
+                    c.dist(&name, v);
+                }
                 Field::Named => {
                     let name = std::mem::take(&mut c.heading_dist);
                     c.dist(&name, v);
@@ -292,10 +303,12 @@ fn gpu_name(value: &str) -> &str {
     MEMORY.find(value).map_or(value, |m| &value[..m.start()]).trim()
 }
 
-/// `cu121` → `12.1`, `cu118` → `11.8`, `cu92` → `9.2`.
+/// `cu121` → `12.1`, `cu118` → `11.8`, `cu92` → `9.2`. Two digits are a
+/// tag only below CUDA 10 (`cu80`, `cu92`): `-cu12` in `nvidia-cudnn-cu12`
+/// or `tensorrt-cu12` names a CUDA major, not a build.
 fn cuda_tag(s: &str) -> Option<String> {
     static TAG: LazyLock<Regex> =
-        LazyLock::new(|| super::prose_regex(r"(?i)(?:\b|\+)cu(\d{2,3})\b").unwrap());
+        LazyLock::new(|| super::prose_regex(r"(?i)(?:\b|\+)cu(\d{3}|[7-9]\d)\b").unwrap());
     if !has(s, "cu") {
         return None;
     }
@@ -479,7 +492,7 @@ fn has(line: &str, needle: &str) -> bool {
 /// A version named by the word before it ("torch 2.1", "CUDA version: 12.1").
 static WORDED: LazyLock<Regex> = LazyLock::new(|| {
     super::prose_regex(
-        r"(?i)\b(pytorch|torch|python|cuda|cudnn|driver|onnxruntime-gpu|onnxruntime|onnx|tensorrt|numpy|protobuf|torchvision)(?:\s+version)?(?:\s+is|\s*[:=@]|\s+v|\s+)?\s*v?(\d+\.\d+(?:\.\d+)*(?:\+[0-9a-z.]+)?)",
+        r"(?i)\b(pytorch|torch|python|cuda|cudnn|driver|onnxruntime-gpu|onnxruntime|onnx|tensorrt|numpy|protobuf|torchvision)(?:\s+version)?(?:\s+is|\s*(?:==|[:=@])|\s+v|\s+)?\s*v?(\d+\.\d+(?:\.\d+)*(?:\+[0-9a-z.]+)?)",
     )
     .unwrap()
 });
@@ -525,7 +538,11 @@ pub(crate) fn sentence(line: &str, c: &mut Collector) {
     });
     // Matches are found by the DFA and taken apart by hand: a capturing
     // search per match costs more than all the rest of a line's reading.
-    for m in WORDED.find_iter(line) {
+    // pip's refusals name what was not installed.
+    let refused = ["satisfies the requirement", "No matching distribution", "not a supported wheel"]
+        .iter()
+        .any(|refusal| line.contains(refusal));
+    for m in WORDED.find_iter(line).filter(|_| !refused) {
         let at = m.start();
         // `nvcr.io/nvidia/pytorch:24.01` is an image's tag, not torch's
         // version; `opencv-python : 4.1.1` and `pytorch_lightning 1.5` are
@@ -552,20 +569,21 @@ pub(crate) fn sentence(line: &str, c: &mut Collector) {
         c.guess(Key::TorchCuda, &cuda);
     }
     // `pip install onnxruntime-gpu==1.19.2` (or `rembg[gpu]==2.0.55`,
-    // extras and all) in a sentence names what was installed; pip's own
-    // refusals name what was not.
+    // extras and all) in a sentence names what was installed.
     static PINNED: LazyLock<Regex> = LazyLock::new(|| {
         super::prose_regex(
             r#"(?:^|[\s"'`(])([A-Za-z][A-Za-z0-9_.-]*)(?:\[[A-Za-z0-9_,. -]*\])?==(\d+(?:\.\d+)+(?:\+[0-9a-z.]+)?)"#,
         )
             .unwrap()
     });
-    if !["satisfies the requirement", "No matching distribution", "not a supported wheel"]
-        .iter()
-        .any(|refusal| line.contains(refusal))
-    {
+    if !refused {
         for m in PINNED.captures_iter(line) {
-            if not_installed(line, m.get(1).map_or(0, |m| m.start())) {
+            // "CUDA==12.1", "cuDNN==8.9", "pytorch==1.8": the words above
+            // read them; they are not distributions of those names.
+            let word = &m[1];
+            if ["cuda", "cudnn", "python", "pytorch", "driver"].iter().any(|w| word.eq_ignore_ascii_case(w))
+                || not_installed(line, m.get(1).map_or(0, |m| m.start()))
+            {
                 continue;
             }
             c.guess(Key::Dist(crate::snapshot::normalize_name(&m[1])), &m[2]);

@@ -92,6 +92,7 @@ fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &M
     c.place_error_lines();
     c.facts_from_platforms(matrix);
     c.glibc_from_os(matrix);
+    c.settle_any_onnxruntime();
     c.settle_guesses();
     c.settle_both_onnxruntimes();
     c.settle_pulled_onnxruntime(matrix);
@@ -276,6 +277,9 @@ pub(crate) struct Collector {
     requiring_others: usize,
     /// The line that says both onnxruntime and onnxruntime-gpu are installed.
     both_onnxruntimes: Option<usize>,
+    /// A template field gave onnxruntime's release without its package:
+    /// (version, line).
+    any_onnxruntime: Option<(String, usize)>,
     /// Inside `nvidia-smi -q` (after its `NVSMI LOG` banner): how many GPU
     /// sections (`GPU 00000000:00:06.0`) have begun.
     pub smi_query: Option<u32>,
@@ -368,6 +372,36 @@ impl Collector {
                     .insert(name.to_string(), KeptDist { version: v, stated: vec![version.to_string()] });
             }
         }
+    }
+
+    /// A field gave a release of whichever onnxruntime package is installed.
+    pub(crate) fn any_onnxruntime(&mut self, version: &str) {
+        self.any_onnxruntime.get_or_insert((version.to_string(), self.lines));
+    }
+
+    /// "ONNX Runtime Version: 1.19.2" beside "pip install
+    /// onnxruntime-gpu==1.19.2": the release the field gave is of the
+    /// package the sentence installed, not of the CPU package as well.
+    fn settle_any_onnxruntime(&mut self) {
+        let Some((version, line)) = self.any_onnxruntime.take() else { return };
+        let installed = self.guesses.iter().find_map(|(key, v, _)| match key {
+            Key::Dist(name) if name.starts_with("onnxruntime-") && same_value(v, &version) => {
+                Some(name.clone())
+            }
+            _ => None,
+        });
+        let Some(name) = installed else { return };
+        let key = Key::Dist("onnxruntime".into());
+        let listed = self.dists.get("onnxruntime").map(|d| d.stated.len());
+        if listed != Some(1) || self.conflicts.contains_key(&key) || self.dists.contains_key(&name) {
+            return;
+        }
+        self.dists.remove("onnxruntime");
+        self.values.remove(&key);
+        self.facts.retain(|f| !(f.fact == "onnxruntime" && f.line == line));
+        let here = std::mem::replace(&mut self.lines, line);
+        self.dist(&name, &version);
+        self.lines = here;
     }
 
     /// A sentence says onnxruntime and onnxruntime-gpu are both installed.

@@ -1486,8 +1486,12 @@ mod tests {
             })
             .map(|(p, c)| (p.to_string(), c.to_string()));
         let mut files: Vec<(String, String)> = needed.collect();
-        // The distributions those files' rules name beside the stack's.
-        files.push(("packages.yaml".into(), "packages: [torchaudio, torch-tensorrt, torch-xla]\n".into()));
+        // The distributions those files' rules name beside the stack's:
+        // the matrix's own list, without its version (the test sets one).
+        let (_, packages) = super::super::EMBEDDED.iter().find(|(p, _)| p.ends_with("/matrix.yaml")).unwrap();
+        let packages: String =
+            packages.lines().filter(|l| !l.starts_with("version:")).map(|l| format!("{l}\n")).collect();
+        files.push(("packages.yaml".into(), packages));
         files.push(("t.yaml".into(), format!("{VERSION}{text}")));
         let mut b = Builder::default();
         b.add_layer(false, &files);

@@ -302,6 +302,18 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
                 .set("/system/found/arch", json!("aarch64")),
         ),
         (
+            // cuDNN 8 from NVIDIA's wheel under a cuDNN 9 build; quiet with cuDNN 9.
+            "onnxruntime-gpu-cudnn-major-differs",
+            w().python("3.10.12").dist("onnxruntime-gpu", "1.19.2").dist("nvidia-cudnn-cu12", "8.9.2.26"),
+            w().python("3.10.12").dist("onnxruntime-gpu", "1.19.2").dist("nvidia-cudnn-cu12", "9.1.0.70"),
+        ),
+        (
+            // The machine's cuDNN 8 under a cuDNN 8 build; quiet.
+            "onnxruntime-gpu-cudnn-major-differs",
+            w().python("3.10.12").dist("onnxruntime-gpu", "1.20.1").header("cudnn", "8.9.7"),
+            w().python("3.10.12").dist("onnxruntime-gpu", "1.16.3").header("cudnn", "8.9.7"),
+        ),
+        (
             "torchvision-cuda-build-beside-cpu-torch",
             w().python("3.10.12").dist("torch", "2.2.1+cpu").dist("torchvision", "0.17.1"),
             w().python("3.10.12").dist("torch", "2.2.1+cpu").dist("torchvision", "0.17.1+cpu"),
