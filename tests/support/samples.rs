@@ -420,6 +420,21 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "undefined symbol: cusparseSpMM, version libcusparse.so.12",
     ),
     (
+        "error-cuda-libraries-mixed",
+        "OSError: /home/gpu/anaconda3/envs/FXM/lib/python3.7/lib-dynload/../../libcublas.so.11: symbol free_gemm_select version libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time reference",
+        "OSError: libcublasLt.so.11: cannot open shared object file: No such file or directory",
+    ),
+    (
+        "error-torch-libraries-mixed",
+        "ImportError: /usr/local/lib/python3.6/dist-packages/torch/lib/libtorch_python.so: undefined symbol: _ZTIN3c1014WarningHandlerE",
+        "ImportError: /env/site-packages/torch/lib/libtorch_python.so: undefined symbol: _ZN6google8protobuf8internal9ArenaImpl",
+    ),
+    (
+        "error-cudnn-crash-on-windows",
+        "Exception thrown at 0x00007FFF94A23A48 (cudnn_cnn_infer64_8.dll) in app.exe: 0xC0000005: Access violation reading location",
+        "Exception thrown at 0x00007FFF94A23A48 (KernelBase.dll) in app.exe: Microsoft C++ exception",
+    ),
+    (
         "error-libcuda-missing",
         "/server: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such file or directory",
         "libcudart.so.1 loaded",
