@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::lines::holds;
 use super::{Collector, Key, is_none_word};
 use crate::matrix::Platform;
 
@@ -342,7 +343,7 @@ pub(crate) fn image(line: &str, c: &mut Collector) -> bool {
     static CUDA: LazyLock<Regex> =
         LazyLock::new(|| super::prose_regex(r"\bnvidia/cuda:(\d+\.\d+(?:\.\d+)?)(?:-cudnn(\d+))?").unwrap());
     // Most lines name no image: skip them without running a regex.
-    if !line.contains("pytorch/pytorch:") && !line.contains("nvidia/cuda:") {
+    if !holds(line, "pytorch/pytorch:") && !holds(line, "nvidia/cuda:") {
         return false;
     }
     if let Some(m) = TORCH.captures(line) {
@@ -509,6 +510,26 @@ fn worded_parts(m: &str) -> Option<(&str, &str)> {
     (word_end > 0 && v.starts_with(|ch: char| ch.is_ascii_digit())).then_some((&m[..word_end], v))
 }
 
+/// The Python a Windows path names: its installer's folder
+/// (`...\Programs\Python\Python310\lib\site-packages`, `C:\Python37\Lib`,
+/// `Python38-32` for the 32-bit one), or the Microsoft Store's package
+/// (`PythonSoftwareFoundation.Python.3.10_qbz5n2kfra8p0`).
+fn windows_python(line: &str, c: &mut Collector) {
+    static FOLDER: LazyLock<Regex> = LazyLock::new(|| {
+        super::prose_regex(
+            r"(?i)\\python3(\d{1,2})(?:-32|-64)?\\+(?:lib\b|site-packages|scripts\b|python\.exe)|PythonSoftwareFoundation\.Python\.3\.(\d{1,2})_",
+        )
+        .unwrap()
+    });
+    if c.has_guess(&Key::Python) || !has(line, "python") {
+        return;
+    }
+    if let Some(m) = FOLDER.captures(line) {
+        let minor = m.get(1).or_else(|| m.get(2)).map_or("", |m| m.as_str());
+        c.guess(Key::Python, &format!("3.{minor}"));
+    }
+}
+
 /// Versions in a sentence or a path, each recognised by the word before it:
 /// "torch 1.12 with cu113", "on CUDA 11.3", "driver 470.82",
 /// ".../python3.8/site-packages", "/usr/local/cuda-11.0/", "libcudnn.so.8.9.2".
@@ -529,6 +550,7 @@ pub(crate) fn sentence(line: &str, c: &mut Collector) {
             c.both_onnxruntimes();
         }
     }
+    windows_python(line, c);
     // Most lines of a long paste hold no dotted version: skip them cheaply.
     if !line.as_bytes().windows(2).any(|w| w[0].is_ascii_digit() && w[1] == b'.') {
         return;
@@ -576,7 +598,7 @@ pub(crate) fn sentence(line: &str, c: &mut Collector) {
         )
             .unwrap()
     });
-    if !refused {
+    if !refused && holds(line, "==") {
         for m in PINNED.captures_iter(line) {
             // "CUDA==12.1", "cuDNN==8.9", "pytorch==1.8": the words above
             // read them; they are not distributions of those names.
@@ -588,6 +610,10 @@ pub(crate) fn sentence(line: &str, c: &mut Collector) {
             }
             c.guess(Key::Dist(crate::snapshot::normalize_name(&m[1])), &m[2]);
         }
+    }
+    // Each path pattern holds one of these literals: most lines hold none.
+    if !["python", "/cuda-", "libcudnn.so.", "TensorRT-"].iter().any(|w| holds(line, w)) {
+        return;
     }
     for m in PATHS.captures_iter(line) {
         if let Some(py) = m.get(1) {
@@ -638,6 +664,37 @@ mod tests {
         assert_eq!(read("ONNX Runtime version", "onnxruntime 1.17.1"), (Some("1.17.1".into()), None));
         // Another package's name is not the field's distribution.
         assert_eq!(read("onnxruntime", "1.17.1 with onnx 1.15"), (Some("1.17.1".into()), None));
+    }
+
+    #[test]
+    fn a_windows_path_names_its_python() {
+        let read = |line: &str| {
+            let mut c = Collector::default();
+            windows_python(line, &mut c);
+            c.guesses.first().map(|(_, v, _)| v.clone())
+        };
+        let some = |v: &str| Some(v.to_string());
+        assert_eq!(
+            read(
+                r#"File "c:\Users\u\AppData\Local\Programs\Python\Python310\lib\site-packages\onnxruntime\capi\x.py""#
+            ),
+            some("3.10")
+        );
+        assert_eq!(read(r#"File "C:\Python37\lib\site-packages\torch\__init__.py""#), some("3.7"));
+        assert_eq!(
+            read(r"C:\Users\u\AppData\Local\Programs\Python\Python38-32\Scripts\pip.exe"),
+            some("3.8")
+        );
+        assert_eq!(
+            read(
+                r"C:\Users\p\AppData\Local\Packages\PythonSoftwareFoundation.Python.3.11_qbz5n2kfra8p0\LocalCache"
+            ),
+            some("3.11")
+        );
+        // A folder of another name, a Linux path, a sentence.
+        assert_eq!(read(r"D:\projects\python3-tools\lib\x.py"), None);
+        assert_eq!(read("/usr/lib/python310/site-packages"), None);
+        assert_eq!(read("I use Python310 here"), None);
     }
 
     #[test]

@@ -55,6 +55,29 @@ pub(crate) fn clean(raw: &str, max: usize) -> &str {
     line
 }
 
+/// Where `line` holds `needle` first: each candidate start found by
+/// `memchr` on the needle's first byte. `str::find` builds a two-way
+/// searcher per call, and `memchr::memmem::find` a finder, each costing
+/// more than searching a short line.
+pub(crate) fn find_in(line: &str, needle: &str) -> Option<usize> {
+    let (hay, needle) = (line.as_bytes(), needle.as_bytes());
+    let (&first, rest) = needle.split_first()?;
+    let mut from = 0;
+    while hay.len() - from >= needle.len() {
+        let at = from + memchr::memchr(first, &hay[from..=hay.len() - needle.len()])?;
+        if &hay[at + 1..at + needle.len()] == rest {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// Whether `line` holds `needle` (see [`find_in`]).
+pub(crate) fn holds(line: &str, needle: &str) -> bool {
+    find_in(line, needle).is_some()
+}
+
 /// A distribution name as pip and conda print it.
 fn is_dist_name(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_alphanumeric())
@@ -63,7 +86,8 @@ fn is_dist_name(name: &str) -> bool {
 
 /// `name==version` (pip freeze), with optional `[extras]`.
 fn pip_freeze(line: &str) -> Option<(&str, &str)> {
-    let (name, version) = line.split_once("==")?;
+    let at = find_in(line, "==")?;
+    let (name, version) = (&line[..at], &line[at + 2..]);
     let name = name.trim_end();
     let name = match name.split_once('[') {
         Some((n, extras)) if extras.ends_with(']') => n,
@@ -81,6 +105,10 @@ fn pip_freeze(line: &str) -> Option<(&str, &str)> {
 /// and a channel conda knows.
 fn conda_row(line: &str) -> Option<(&str, &str, &str)> {
     const CHANNELS: &[&str] = &["conda-forge", "defaults", "pytorch", "nvidia", "anaconda", "main", "pypi"];
+    // The channel is the last column: most lines end with none.
+    if !CHANNELS.iter().any(|ch| line.trim_end().ends_with(ch)) {
+        return None;
+    }
     let mut cols = line.split_whitespace();
     let (name, version, build, channel) = (cols.next()?, cols.next()?, cols.next()?, cols.next()?);
     (cols.next().is_none()
@@ -95,6 +123,9 @@ fn conda_row(line: &str) -> Option<(&str, &str, &str)> {
 /// The spec's name must be the first column's: a plan names each package
 /// twice.
 fn conda_plan(line: &str) -> Option<(&str, &str, &str)> {
+    if !holds(line, "::") {
+        return None;
+    }
     let mut words = line.split_whitespace();
     let name = words.next()?;
     let spec = words.next_back()?;
@@ -329,7 +360,7 @@ fn pip_output(line: &str, c: &mut Collector) -> bool {
         super::prose_regex(r"Requirement already satisfied: ([A-Za-z0-9][A-Za-z0-9._-]*)\S* in \S+(?: \(from [^)]*\))? \((\d[^)\s]*)\)")
             .expect("the already-satisfied pattern compiles")
     });
-    if let Some(at) = line.find("Successfully installed ") {
+    if let Some(at) = find_in(line, "Successfully installed ") {
         let rest = &line[at + "Successfully installed ".len()..];
         for word in rest.split_whitespace().map(|w| w.trim_matches(|ch: char| ch == '`' || ch == ',')) {
             if let Some(m) = INSTALLED.captures(word) {
@@ -338,7 +369,9 @@ fn pip_output(line: &str, c: &mut Collector) -> bool {
         }
         return true;
     }
-    if let Some(m) = SATISFIED.captures(line) {
+    if let Some(m) =
+        holds(line, "Requirement already satisfied: ").then(|| SATISFIED.captures(line)).flatten()
+    {
         c.dist(&m[1], &m[2]);
         // The site directory names the Python (`…/python3.10/site-packages`).
         free::sentence(line, c);
@@ -365,7 +398,7 @@ fn ultralytics_banner(line: &str, c: &mut Collector) -> bool {
             .expect("the device pattern compiles")
     });
     // Both patterns need one of two literals: most lines have neither.
-    if !line.contains("Python-") && !line.contains("CUDA:") {
+    if !holds(line, "Python-") && !holds(line, "CUDA:") {
         return false;
     }
     let banner = BANNER.captures(line);
@@ -425,7 +458,7 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         c.dist(name, version);
         return Mode::Prose;
     }
-    if line.contains("but you") && pip_conflict(line, c) {
+    if holds(line, "but you") && pip_conflict(line, c) {
         return Mode::Prose;
     }
     if pip_output(line, c) {
@@ -434,7 +467,7 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
     if ultralytics_banner(line, c) {
         return Mode::Prose;
     }
-    if line.contains("Driver Version:") {
+    if holds(line, "Driver Version:") {
         if let Some(m) = SMI_DRIVER.captures(line) {
             c.fact(Key::Driver, &m[1]);
         }
@@ -455,7 +488,7 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         c.gpu(index, name, uuid);
         return Mode::Prose;
     }
-    if line.contains("NVSMI LOG") {
+    if holds(line, "NVSMI LOG") {
         c.smi_query = Some(0);
         return Mode::Prose;
     }
@@ -465,11 +498,11 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         c.smi_query = Some(n + 1);
         return Mode::Prose;
     }
-    if let Some(m) = line.contains("Cuda compilation tools").then(|| NVCC.captures(line)).flatten() {
+    if let Some(m) = holds(line, "Cuda compilation tools").then(|| NVCC.captures(line)).flatten() {
         c.fact(Key::CudaToolkit, m.get(2).map_or(&m[1], |v| v.as_str()));
         return Mode::Prose;
     }
-    if line.contains("Kernel Module") && line.contains("NVRM") {
+    if holds(line, "Kernel Module") && holds(line, "NVRM") {
         if let Some(v) = crate::formats::proc_driver_version(line) {
             c.fact(Key::DriverKernelModule, v.raw());
         }
@@ -577,6 +610,28 @@ mod tests {
             let expected = expected.filter(|(_, name, _)| !name.starts_with("00:"));
             assert_eq!(smi_l(line), expected, "{line}");
         }
+    }
+
+    #[test]
+    fn find_in_finds_what_str_find_finds() {
+        let lines = [
+            "",
+            "=",
+            "==",
+            "a==b",
+            "a=b==c",
+            "===",
+            "x Successfully installed y",
+            "SSuccessfully installed ",
+            "é==ü",
+            "ab",
+        ];
+        for line in lines {
+            for needle in ["==", "Successfully installed ", "b", "ab", "abc", "ü"] {
+                assert_eq!(find_in(line, needle), line.find(needle), "{line:?} {needle:?}");
+            }
+        }
+        assert_eq!(find_in("abc", ""), None);
     }
 
     #[test]
