@@ -490,6 +490,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "ModuleNotFoundError: No module named 'tensorrt_llm'",
     ),
     (
+        "error-sherpa-onnx-without-gpu",
+        "/project/sherpa-onnx/csrc/session.cc:GetSessionOptionsImpl:167 Please compile with -DSHERPA_ONNX_ENABLE_GPU=ON. Available providers: CPUExecutionProvider, . Fallback to cpu!",
+        "cmake -DCMAKE_BUILD_TYPE=Release -DSHERPA_ONNX_ENABLE_GPU=ON ..",
+    ),
+    (
         "error-ctranslate2-without-cuda",
         "ValueError: This CTranslate2 package was not compiled with CUDA support",
         "ValueError: This CTranslate2 binary was not compiled with Intel MKL",
