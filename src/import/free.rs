@@ -179,10 +179,15 @@ pub(crate) fn field_value(what: Field, value: &str, c: &mut Collector) -> bool {
         Field::Os => c.fact(Key::Os, value),
         Field::CudaAndCudnn => {
             let mut versions = VERSION.captures_iter(value).map(|m| m.get(1).expect("group 1").as_str());
-            if let Some(cuda) = versions.next() {
+            let cuda = versions.next();
+            if let Some(cuda) = cuda {
                 c.fact(Key::CudaToolkit, cuda);
             }
-            if let Some(cudnn) = versions.next() {
+            // "11.0 / 11.2" names two CUDA releases (two machines, or a
+            // toolkit and a driver's): a cuDNN has never shared its major
+            // with the CUDA it was built for.
+            let major = |v: &str| v.split('.').next().unwrap_or_default().to_string();
+            if let Some(cudnn) = versions.next().filter(|v| cuda.is_none_or(|cuda| major(cuda) != major(v))) {
                 c.fact(Key::Cudnn, cudnn);
             }
         }
@@ -664,6 +669,18 @@ mod tests {
         assert_eq!(read("ONNX Runtime version", "onnxruntime 1.17.1"), (Some("1.17.1".into()), None));
         // Another package's name is not the field's distribution.
         assert_eq!(read("onnxruntime", "1.17.1 with onnx 1.15"), (Some("1.17.1".into()), None));
+    }
+
+    #[test]
+    fn a_cuda_and_cudnn_field_with_two_cuda_releases_names_no_cudnn() {
+        let read = |value: &str| {
+            let mut c = Collector::default();
+            assert!(field("CUDA/cuDNN version", value, &mut c));
+            let get = |k: Key| c.values.get(&k).map(|(v, _)| v.clone());
+            (get(Key::CudaToolkit), get(Key::Cudnn))
+        };
+        assert_eq!(read("11.3 / 8.2.1"), (Some("11.3".into()), Some("8.2.1".into())));
+        assert_eq!(read("11.0 / 11.2"), (Some("11.0".into()), None));
     }
 
     #[test]
