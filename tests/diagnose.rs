@@ -1261,3 +1261,24 @@ fn the_onnxruntime_package_a_sentence_installed_is_judged_against_the_cudnn_name
     let d = dists(&diagnose_text(&other));
     assert!(d.contains(&("onnxruntime".into(), "1.18.0".into())), "{d:?}");
 }
+
+/// A paste from a Jetson container names two L4T releases: the image's
+/// tag is what runs in the container, the other is the host's. Images of
+/// another L4T line than the host's do not get CUDA.
+#[test]
+fn an_l4t_image_of_another_line_than_the_host_is_named() {
+    let fires =
+        |text: &str| finding_codes(&diagnose_text(text)).contains(&"l4t-image-not-for-host".to_string());
+    let host_first =
+        "My AGX Orin runs JetPack 6.1 [L4T 36.4.0]; the torch in dustynv/l4t-ml: r35.4.1 cannot use CUDA.\n";
+    assert!(fires(host_first));
+    let r = diagnose_text(host_first);
+    assert_eq!(fact(&r, "l4t").map(|(v, _)| v), Some("35.4.1".into()));
+    assert_eq!(fact(&r, "host.l4t").map(|(v, _)| v), Some("36.4.0".into()));
+    // The image named first, the host after it.
+    assert!(fires("docker run --runtime nvidia -it dustynv/pytorch:2.1-r35.4.1\nhost: L4T R36.4.0\n"));
+    // An image of the host's own line, or no host stated: nothing to say.
+    assert!(!fires("My AGX Orin runs L4T 36.4.3; the image is dustynv/l4t-ml:r36.4.0.\n"));
+    assert!(!fires("the torch in dustynv/l4t-ml: r35.4.1 cannot use CUDA.\n"));
+    assert!(!fires("JetPack 4.6.1 (L4T R32.7.1) on a Nano\n"));
+}

@@ -127,6 +127,7 @@ impl<'a> Facts<'a> {
             MachineFact::Kernel => probed_text(&s.kernel),
             MachineFact::Container => s.container.clone().map_or(Fact::Absent, Fact::Text),
             MachineFact::L4t => s.l4t.clone().map_or(Fact::Absent, Fact::Text),
+            MachineFact::HostL4t => s.host_l4t.clone().map_or(Fact::Absent, Fact::Text),
             other => Fact::Unknown(format!("`{}` is not a fact of the system probe", other.name())),
         }
     }
@@ -338,6 +339,7 @@ impl<'a> Facts<'a> {
             }
             MachineFact::Os
             | MachineFact::L4t
+            | MachineFact::HostL4t
             | MachineFact::Arch
             | MachineFact::Glibc
             | MachineFact::Kernel

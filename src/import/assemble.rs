@@ -26,6 +26,7 @@ struct Stated<'a> {
     os: At<'a>,
     arch: At<'a>,
     l4t: At<'a>,
+    host_l4t: At<'a>,
     container: At<'a>,
     glibc: At<'a>,
     python: At<'a>,
@@ -59,6 +60,9 @@ impl Collector {
                 Key::Arch => s.arch = at,
                 Key::Glibc => s.glibc = at,
                 Key::L4t => s.l4t = at,
+                Key::HostL4t => s.host_l4t = at,
+                // Settled into `L4t` before the snapshot is made.
+                Key::ImageL4t => {}
                 Key::Container => s.container = at,
                 Key::Python => s.python = at,
                 Key::TorchVersion => s.torch_version = at,
@@ -262,6 +266,7 @@ fn system(s: &Stated<'_>) -> System {
             .glibc
             .map_or_else(|| Probed::NotEvaluated(unstated("glibc")), |(g, _)| Probed::Found(Ver::new(g))),
         l4t: s.l4t.map(|(l, _)| l.to_string()),
+        host_l4t: s.host_l4t.map(|(l, _)| l.to_string()),
         container: s.container.map(|(e, _)| e.to_string()),
         ..System::default()
     }

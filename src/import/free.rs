@@ -381,7 +381,7 @@ pub(crate) fn platform(line: &str, c: &mut Collector) {
     });
     static JETSON: LazyLock<Regex> = LazyLock::new(|| {
         super::prose_regex(
-            r"(?i)\bjet ?pack\s*(?:version|sdk)?(?:\s+is)?\s*[:=]?\s*v?(\d\.\d+(?:\.\d+)?)\b|\bl4t(?:\s*version)?\s*[:=-]?\s*r?(\d{2}\.\d+(?:\.\d+)?)\b|\bl4t-[a-z0-9-]+:r(\d{2}\.\d+\.\d+)\b|\bR(\d{2}) \(release\), REVISION: (\d+\.\d+)",
+            r"(?i)\bjet ?pack\s*(?:version|sdk)?(?:\s+is)?\s*[:=]?\s*v?(\d\.\d+(?:\.\d+)?)\b|\bl4t(?:\s*version)?\s*[:=-]?\s*r?(\d{2}\.\d+(?:\.\d+)?)\b|\bl4t-[a-z0-9-]+:\s?r(\d{2}\.\d+\.\d+)\b|\bR(\d{2}) \(release\), REVISION: (\d+\.\d+)|\bdustynv/[a-z0-9_.-]+:[a-z0-9_.-]*?\br(\d{2}\.\d+\.\d+)\b",
         )
         .unwrap()
     });
@@ -391,8 +391,9 @@ pub(crate) fn platform(line: &str, c: &mut Collector) {
         super::prose_regex(r"(?i)\bjetson[\s_-]*(?:nano|tx1|tx2|xavier|agx|orin|thor)\b").unwrap()
     });
     // Most lines name no platform: one literal search rules them out.
-    static NAMED: LazyLock<Regex> =
-        LazyLock::new(|| super::prose_regex(r"(?i)ngc|nvidia/|jet ?pack|l4t|REVISION|jetson").unwrap());
+    static NAMED: LazyLock<Regex> = LazyLock::new(|| {
+        super::prose_regex(r"(?i)ngc|nvidia/|jet ?pack|l4t|REVISION|jetson|dustynv/").unwrap()
+    });
     if !NAMED.is_match(line) {
         return;
     }
@@ -405,19 +406,28 @@ pub(crate) fn platform(line: &str, c: &mut Collector) {
             m.get(1).map_or_else(|| has(line, "pytorch"), |i| i.as_str().eq_ignore_ascii_case("pytorch"));
         c.platform(Platform::Ngc, release, torch);
     }
-    if let Some(m) = JETSON.captures(line) {
+    for m in JETSON.captures_iter(line) {
         let release = match (m.get(4), m.get(5)) {
             (Some(major), Some(rest)) => format!("{}.{}", major.as_str(), rest.as_str()),
-            _ => m.get(1).or(m.get(2)).or(m.get(3)).map_or_else(String::new, |r| r.as_str().to_string()),
+            _ => m
+                .get(1)
+                .or(m.get(2))
+                .or(m.get(3))
+                .or(m.get(6))
+                .map_or_else(String::new, |r| r.as_str().to_string()),
         };
-        // Named as L4T itself, not as the JetPack that ships it.
-        if m.get(1).is_none() {
-            c.guess(Key::L4t, &release);
-        }
-        // An L4T image's tag (`l4t-pytorch:r32.7.1`, `...-l4t-r32.5.0`):
-        // what runs is a container.
-        if m.get(3).is_some() || line[..m.get(0).map_or(0, |w| w.start())].ends_with('-') {
+        // An L4T image's tag (`l4t-pytorch:r32.7.1`, `...-l4t-r32.5.0`,
+        // `dustynv/pytorch:2.1-r36.2.0`): what runs is a container, and
+        // the release is the image's.
+        let image = m.get(3).is_some()
+            || m.get(6).is_some()
+            || line[..m.get(0).map_or(0, |w| w.start())].ends_with('-');
+        if image {
             c.guess(Key::Container, "docker");
+            c.guess(Key::ImageL4t, &release);
+        } else if m.get(1).is_none() {
+            // Named as L4T itself, not as the JetPack that ships it.
+            c.guess(Key::L4t, &release);
         }
         c.platform(Platform::Jetpack, &release, false);
     }

@@ -91,6 +91,7 @@ fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &M
     }
     c.place_error_lines();
     c.facts_from_platforms(matrix);
+    c.settle_image_l4t();
     c.glibc_from_os(matrix);
     c.settle_any_onnxruntime();
     c.settle_guesses();
@@ -176,6 +177,10 @@ pub(crate) enum Key {
     Glibc,
     /// A Jetson's L4T release: the machine's, or its container image's.
     L4t,
+    /// The host's, where the paste also names an image's (`ImageL4t`).
+    HostL4t,
+    /// The L4T release an image's tag names (`l4t-ml:r35.4.1`).
+    ImageL4t,
     /// The container engine the paste runs in ("docker").
     Container,
     Python,
@@ -207,6 +212,8 @@ impl Key {
             Self::Arch => "arch".into(),
             Self::Glibc => "glibc".into(),
             Self::L4t => "l4t".into(),
+            Self::HostL4t => "host.l4t".into(),
+            Self::ImageL4t => "image.l4t".into(),
             Self::Container => "container".into(),
             Self::Python => "python".into(),
             Self::TorchVersion => "torch.version".into(),
@@ -533,7 +540,9 @@ impl Collector {
             }
             if platform == Platform::Jetpack {
                 self.guess(Key::Arch, "aarch64");
-                if let Some(l4t) = &r.l4t {
+                // A JetPack release names its L4T; an L4T release (prose,
+                // or an image's tag) was read as itself where it was named.
+                if let Some(l4t) = r.l4t.as_deref().filter(|l4t| !same_value(&release, l4t)) {
                     self.guess(Key::L4t, l4t);
                 }
             }
@@ -557,6 +566,26 @@ impl Collector {
             let here = std::mem::replace(&mut self.lines, line);
             self.guess(Key::Glibc, glibc);
             self.lines = here;
+        }
+    }
+
+    /// An image's L4T (its tag) is the release that runs in the container;
+    /// another L4T the paste names beside it is the host's.
+    fn settle_image_l4t(&mut self) {
+        let Some(at) = self.guesses.iter().position(|(k, _, _)| *k == Key::ImageL4t) else { return };
+        let (_, image, line) = self.guesses.remove(at);
+        self.guessed.remove(&Key::ImageL4t);
+        match self.guesses.iter_mut().find(|(k, _, _)| *k == Key::L4t) {
+            Some(named) if same_value(&named.1, &image) => {}
+            Some(named) => {
+                named.0 = Key::HostL4t;
+                self.guessed.insert(Key::HostL4t);
+                self.guesses.push((Key::L4t, image, line));
+            }
+            None => {
+                self.guessed.insert(Key::L4t);
+                self.guesses.push((Key::L4t, image, line));
+            }
         }
     }
 

@@ -56,6 +56,9 @@ pub(crate) fn probe(host: &Host) -> System {
             .read_system_file("/etc/nv_tegra_release", FileKind::System)
             .ok()
             .and_then(|t| l4t_release(&t)),
+        // Inside a container the release file is the image's; the host's
+        // cannot be read from there.
+        host_l4t: None,
     }
 }
 
@@ -91,6 +94,7 @@ fn windows((major, minor, build): (u32, u32, u32)) -> System {
         container: None,
         wsl: false,
         l4t: None,
+        host_l4t: None,
     }
 }
 

@@ -57,6 +57,7 @@ named! {
         Kernel = "kernel",
         Container = "container",
         L4t = "l4t",
+        HostL4t = "host.l4t",
         Nvml = "nvml",
         Driver = "driver",
         DriverMaxCuda = "driver.max_cuda",
@@ -81,7 +82,10 @@ named! {
 impl MachineFact {
     /// Facts of the system probe (the others are the NVIDIA stack's).
     pub(crate) fn is_system(self) -> bool {
-        matches!(self, Self::Os | Self::Arch | Self::Glibc | Self::Kernel | Self::Container | Self::L4t)
+        matches!(
+            self,
+            Self::Os | Self::Arch | Self::Glibc | Self::Kernel | Self::Container | Self::L4t | Self::HostL4t
+        )
     }
 }
 

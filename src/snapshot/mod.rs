@@ -270,6 +270,10 @@ pub struct System {
     /// container, the image's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub l4t: Option<String>,
+    /// The host's L4T release, where a paste from a container states it
+    /// apart from the image's (`l4t`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_l4t: Option<String>,
 }
 
 impl Default for Probed<String> {

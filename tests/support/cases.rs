@@ -314,6 +314,18 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
             w().python("3.10.12").dist("onnxruntime-gpu", "1.16.3").header("cudnn", "8.9.7"),
         ),
         (
+            // A JetPack 5 image on a JetPack 6 host; quiet on a host of its line.
+            "l4t-image-not-for-host",
+            w().set("/system/found/l4t", json!("35.4.1")).set("/system/found/host_l4t", json!("36.4.0")),
+            w().set("/system/found/l4t", json!("35.4.1")).set("/system/found/host_l4t", json!("35.2.1")),
+        ),
+        (
+            // r36.4 hosts run only r36.4 images.
+            "l4t-image-not-for-host",
+            w().set("/system/found/l4t", json!("36.2.0")).set("/system/found/host_l4t", json!("36.4.3")),
+            w().set("/system/found/l4t", json!("36.4.0")).set("/system/found/host_l4t", json!("36.4.3")),
+        ),
+        (
             "torchvision-cuda-build-beside-cpu-torch",
             w().python("3.10.12").dist("torch", "2.2.1+cpu").dist("torchvision", "0.17.1"),
             w().python("3.10.12").dist("torch", "2.2.1+cpu").dist("torchvision", "0.17.1+cpu"),
