@@ -328,11 +328,27 @@ fn maxwell_and_kepler_parts_inside_wider_names_get_their_own_compute_capability(
         ("Quadro K4000", "3.0"),
         ("Quadro M1000M", "5.0"),
         ("Quadro M4000", "5.2"),
+        ("NVIDIA GeForce GT 730", "3.5"),
+        ("GeForce GT 710", "3.5"),
+        ("GeForce GT 740", "3.0"),
+        ("GeForce GTX 745", "5.0"),
     ] {
         let r = diagnose(&format!("GPU 0: {name} (UUID: GPU-0)\ntorch==2.1.0+cu118\n"));
         let gpus = &r["snapshot"]["nvidia"]["found"]["gpus"]["found"];
         assert_eq!(gpus[0]["compute_capability"], cc, "{name}: {gpus:#}");
     }
+}
+
+#[test]
+fn tensorrts_template_field_names_the_gpu() {
+    let r = diagnose(
+        "**TensorRT Version**: 8.6.1.6\n**NVIDIA GPU**: GT 730\n**NVIDIA Driver Version**: 470.223.02\n",
+    );
+    let gpus = &r["snapshot"]["nvidia"]["found"]["gpus"]["found"];
+    assert_eq!(gpus[0]["compute_capability"], "3.5", "{gpus:#}");
+    let codes: Vec<&str> =
+        r["findings"].as_array().unwrap().iter().filter_map(|f| f["code"].as_str()).collect();
+    assert!(codes.contains(&"gpu-not-supported-by-tensorrt"), "{codes:?}");
 }
 
 // -- TensorRT 10.8 to 11.1: the opsets and operators of their parsers ---------------------

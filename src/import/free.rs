@@ -59,6 +59,9 @@ const FIELDS: &[(&str, Field)] = &[
     ("gpu type", Field::Gpu),
     ("gpu model", Field::Gpu),
     ("gpu", Field::Gpu),
+    // TensorRT's template: "**NVIDIA GPU**: GT 730".
+    ("nvidia gpu", Field::Gpu),
+    ("graphics card", Field::Gpu),
     ("operating system", Field::Os),
     ("os platform and distribution", Field::Os),
     ("os", Field::Os),

@@ -5,6 +5,36 @@
 /// (code, a real message line, a line that must not match).
 pub const SAMPLES: &[(&str, &str, &str)] = &[
     (
+        "error-gpu-library-missing",
+        "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, libcudnn_ops.so}",
+        "Unable to load any of {model.bin, model.safetensors}",
+    ),
+    (
+        "error-opset-not-supported",
+        "backward compatibility. Current official support for domain com.ms.internal.nhwc is till opset 18.",
+        "Current official support for the ai.onnx domain is documented per release",
+    ),
+    (
+        "error-torch-export-opset-unsupported",
+        "Unsupported ONNX opset Version: 17 .",
+        "Unsupported ONNX opset versions are listed in the docs",
+    ),
+    (
+        "error-pip-version-not-for-python",
+        "ERROR: Could not find a version that satisfies the requirement onnxruntime~=1.11.0 (from versions: 1.12.0, 1.12.1, 1.13.1, 1.14.0, 1.14.1, 1.15.0)",
+        "ERROR: Could not find a version that satisfies the requirement onnxruntime>=1.11.0 (from versions: none)",
+    ),
+    (
+        "likely-onnxruntime-without-cuda-provider",
+        "facefusion EXECUTION PROVIDERS NOT cuda options?",
+        "execution providers: cuda, tensorrt and cpu are all listed; cuda is not the fastest",
+    ),
+    (
+        "likely-runs-on-cpu",
+        "Already installed onnxruntime-gpu, but the model still runs using cpu",
+        "the export still runs on a machine without a GPU: the CPU does the tracing",
+    ),
+    (
         "error-tensorrt-gather-on-shape-tensor",
         "Error: In node 2 (importGather): UNSUPPORTED_NODE: Assertion failed: !(data->getType() == nvinfer1::DataType::kINT32 && nbDims == 1) && \"Cannot perform gather on a shape tensor!\"",
         "Error: In node 2 (importGather): UNSUPPORTED_NODE: Assertion failed: axis >= 0 && axis < nbDims",
