@@ -5,6 +5,31 @@
 /// (code, a real message line, a line that must not match).
 pub const SAMPLES: &[(&str, &str, &str)] = &[
     (
+        "error-torchvision-video-reader-not-built",
+        "video_reader video backend is not available. Please compile torchvision from source and try again",
+        "the video_reader video backend is available in this build",
+    ),
+    (
+        "error-torchaudio-ffmpeg-missing",
+        "ImportError: FFmpeg libraries are not found. Please install FFmpeg.",
+        "FFmpeg libraries are found in /usr/lib/x86_64-linux-gnu",
+    ),
+    (
+        "error-torchaudio-soundfile-backend-missing",
+        "RuntimeError: Backend \"soundfile\" is not one of available backends: ['sox', 'sox_io'].",
+        "RuntimeError: Backend \"ffmpeg\" is not one of available backends: ['soundfile'].",
+    ),
+    (
+        "error-provider-in-another-package",
+        "UserWarning: Specified provider 'OpenVINOExecutionProvider' is not in available provider names.Available providers: 'CPUExecutionProvider'",
+        "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: 'CPUExecutionProvider'",
+    ),
+    (
+        "likely-provider-in-another-package",
+        "I am trying to run inference using OpenVINO execution provider but it is not found when running get_available_providers()",
+        "the OpenVINO execution provider runs the model faster than the CPU one",
+    ),
+    (
         "error-gpu-library-missing",
         "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, libcudnn_ops.so}",
         "Unable to load any of {model.bin, model.safetensors}",
