@@ -120,6 +120,26 @@ fn a_cpu_torch_on_a_gpu_machine() {
 }
 
 #[test]
+fn torch_pip_installed_from_the_default_index_on_windows_is_the_cpu_build() {
+    let text = |os: &str, command: &str| {
+        format!("{os}, RTX 3090\n{command}\ntorch.cuda.is_available() returns False\n")
+    };
+    let codes = |r: &Value| -> Vec<String> {
+        r["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap().to_string()).collect()
+    };
+    let r = diagnose_str(&text("Windows 10", "pip install torch==2.1.0 torchvision==0.16.0"));
+    let f = finding(&r, "torch-cpu-build-on-gpu-machine");
+    assert!(f["message"].as_str().unwrap().contains("CPU-only build"), "{f:#}");
+    for (os, command) in [
+        ("Windows 10", "pip install torch==2.1.0 --index-url https://download.pytorch.org/whl/cu121"),
+        ("Ubuntu 22.04", "pip install torch==2.1.0 torchvision==0.16.0"),
+    ] {
+        let r = diagnose_str(&text(os, command));
+        assert!(!codes(&r).contains(&"torch-cpu-build-on-gpu-machine".to_string()), "{os}: {command}");
+    }
+}
+
+#[test]
 fn pip_list_columns_with_both_onnxruntime_packages() {
     let (code, r) = diagnose("pip_list_columns_both_ort.txt");
     assert_eq!(code, 1);

@@ -94,6 +94,7 @@ fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &M
     c.settle_image_l4t();
     c.glibc_from_os(matrix);
     c.settle_any_onnxruntime();
+    c.settle_default_index_torch();
     c.settle_guesses();
     c.settle_both_onnxruntimes();
     c.settle_pulled_onnxruntime(matrix);
@@ -284,6 +285,9 @@ pub(crate) struct Collector {
     requiring_others: usize,
     /// The line that says both onnxruntime and onnxruntime-gpu are installed.
     both_onnxruntimes: Option<usize>,
+    /// The first line whose pip command installs torch from the default
+    /// index (no index option, no local version).
+    default_index_torch: Option<usize>,
     /// A template field gave onnxruntime's release without its package:
     /// (version, line).
     any_onnxruntime: Option<(String, usize)>,

@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::lines::holds;
 use super::{Collector, KeptDist, Key};
 use crate::matrix::Matrix;
 use crate::snapshot::{PastedFact, normalize_name};
@@ -19,6 +20,12 @@ const TABLE: &str = "onnxruntime-required-by";
 /// `name==version` lines beyond this many are an environment's freeze, not
 /// an app's requirements file: they list what is installed.
 const FREEZE_IS_A_LIST: usize = 8;
+
+/// The words that run pip, before its `install`.
+const PIP: &[&str] = &[
+    "pip", "pip3", "!pip", "!pip3", "%pip", "pip.exe", "pip3.exe", "pip3.10", "pip3.11", "pip3.12", "pip3.9",
+    "pip3.8", "-mpip",
+];
 
 /// The most distributions whose extras are remembered, and extras of each.
 const MAX_EXTRAS: usize = 256;
@@ -36,6 +43,78 @@ impl Collector {
         for m in EXTRAS.captures_iter(line) {
             self.extras_named(&m[1], &m[2]);
         }
+    }
+
+    /// Notes a pip command that installs torch from the default index:
+    /// `pip install torch==1.7.1 torchvision`, without `--index-url`,
+    /// `--extra-index-url` or `-f` and without a local version (`+cu118`).
+    pub(crate) fn default_index_torch(&mut self, line: &str) {
+        if self.default_index_torch.is_some() || !holds(line, "install") || !holds(line, "torch") {
+            return;
+        }
+        // One command: up to the shell's next one.
+        let command = line.split(['&', ';', '|']).find(|part| part.contains("install")).unwrap_or(line);
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let Some(at) =
+            words.windows(2).position(|w| PIP.contains(&w[0].trim_start_matches('`')) && w[1] == "install")
+        else {
+            return;
+        };
+        // The command opens the line: a prompt, `RUN`, `sudo`, a list
+        // marker or the Python that runs pip may come before it; a
+        // sentence ("I did not pip install torch") may not.
+        let launcher = |w: &&str| {
+            let w = w.trim_matches('`');
+            w.is_empty()
+                || w.ends_with(['>', '$', '#', '.'])
+                || (w.starts_with('(') && w.ends_with(')'))
+                || ["RUN", "sudo", "-", "*", "-m", "uv", "py", "python", "python3"].contains(&w)
+                || w.to_ascii_lowercase().ends_with("python.exe")
+        };
+        if !words[..at].iter().all(launcher) {
+            return;
+        }
+        let args = &words[at + 2..];
+        let index_option = |w: &&str| {
+            ["-f", "-i", "--find-links", "--index-url", "--extra-index-url", "--index", "--extra-index"]
+                .iter()
+                .any(|o| w == o || w.starts_with(&format!("{o}=")))
+        };
+        let torch = |w: &&str| {
+            let w = w.trim_matches(['"', '\'', '`']);
+            let name = w.split(['=', '<', '>', '!', '~', '[', ';']).next().unwrap_or(w);
+            name.eq_ignore_ascii_case("torch") && !w.contains('+')
+        };
+        if args.iter().any(torch) && !args.iter().any(index_option) {
+            self.default_index_torch = Some(self.lines);
+        }
+    }
+
+    /// The default index's torch for Windows and macOS is the CPU build
+    /// (https://pytorch.org/get-started/locally/): where the paste puts
+    /// such a command on either and states no build of torch, torch has
+    /// no CUDA.
+    pub(crate) fn settle_default_index_torch(&mut self) {
+        let Some(line) = self.default_index_torch else { return };
+        let os = self
+            .values
+            .get(&Key::Os)
+            .map(|(v, _)| v.clone())
+            .or_else(|| self.guesses.iter().find(|(k, _, _)| *k == Key::Os).map(|(_, v, _)| v.clone()))
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let cpu_only = ["windows", "macos", "mac os", "darwin"].iter().any(|w| os.contains(w));
+        let torch_local = self.values.get(&Key::Dist("torch".into())).is_some_and(|(v, _)| v.contains('+'));
+        if !cpu_only
+            || torch_local
+            || self.values.contains_key(&Key::TorchCuda)
+            || self.has_guess(&Key::TorchCuda)
+        {
+            return;
+        }
+        let here = std::mem::replace(&mut self.lines, line);
+        self.guess(Key::TorchCuda, "None");
+        self.lines = here;
     }
 
     /// The extras of a requirement line (`rembg[gpu]==2.0.55`) whose
@@ -121,5 +200,40 @@ mod tests {
         assert_eq!(named, ["gpu", "cli"]);
         assert_eq!(c.extras["faster-whisper"][0].0, "extra");
         assert_eq!(c.extras.len(), 2);
+    }
+
+    #[test]
+    fn torch_from_the_default_index_is_the_cpu_build_on_windows_only() {
+        let torch_cuda = |os: &str, lines: &[&str]| {
+            let mut c = Collector::default();
+            c.fact(Key::Os, os);
+            for line in lines {
+                c.default_index_torch(line);
+            }
+            c.settle_default_index_torch();
+            c.guesses.iter().find(|(k, _, _)| *k == Key::TorchCuda).map(|(_, v, _)| v.clone())
+        };
+        let none = Some("None".to_string());
+        assert_eq!(torch_cuda("Windows 10", &["pip install torch==1.7.1 torchvision==0.8.2"]), none);
+        assert_eq!(torch_cuda("Windows 11", &["python -m pip install \"torch>=2\" && python app.py"]), none);
+        assert_eq!(torch_cuda("macOS 14", &["!pip install torch"]), none);
+        assert_eq!(torch_cuda("Windows 10", &["1. `pip install torch`"]), none);
+        assert_eq!(torch_cuda("Windows 10", &[r"(venv) C:\app> py -m pip install -U torch"]), none);
+        // An index option, a local version, another package, another OS.
+        for (os, line) in [
+            (
+                "Windows 10",
+                "pip install torch torchvision --index-url https://download.pytorch.org/whl/cu121",
+            ),
+            (
+                "Windows 10",
+                "pip3 install torch==1.5.0+cu92 -f https://download.pytorch.org/whl/torch_stable.html",
+            ),
+            ("Windows 10", "pip install torch-tensorrt"),
+            ("Windows 10", "I did not pip install torch myself"),
+            ("Ubuntu 22.04", "pip install torch==2.1.0"),
+        ] {
+            assert_eq!(torch_cuda(os, &[line]), None, "{os}: {line}");
+        }
     }
 }
