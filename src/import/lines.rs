@@ -419,6 +419,23 @@ fn ultralytics_banner(line: &str, c: &mut Collector) -> bool {
     true
 }
 
+/// A hand-written list's line that is nothing but a distribution and its
+/// version: `onnxruntime-gpu  1.2.0`, `- onnx - 1.6.0`, `* torch 2.1.0`.
+/// Each such line names an install of its own, unlike a sentence.
+fn list_entry(line: &str) -> Option<(&str, &str)> {
+    static ENTRY: LazyLock<Regex> = LazyLock::new(|| {
+        super::prose_regex(
+            r"^\s*(?:[-*•]\s+)?([A-Za-z][A-Za-z0-9_.]*(?:-[A-Za-z][A-Za-z0-9_.]*)*)(?:\s+-\s+|\s+)v?(\d+(?:\.\d+)+(?:\+[0-9a-z.]+)?)\s*$",
+        )
+        .unwrap()
+    });
+    if line.len() > 80 || !line.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let m = ENTRY.captures(line)?;
+    Some((m.get(1)?.as_str(), m.get(2)?.as_str()))
+}
+
 /// Splits "Key: value" lines of collect_env.
 fn key_value(line: &str) -> Option<(&str, &str)> {
     let (k, v) = line.split_once(':')?;
@@ -456,6 +473,12 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
     if let Some((name, version)) = pip_freeze(line) {
         c.freeze_rows += 1;
         c.install_extras_of(name, line);
+        c.dist(name, version);
+        return Mode::Prose;
+    }
+    if let Some((name, version)) = list_entry(line)
+        && c.watches(name)
+    {
         c.dist(name, version);
         return Mode::Prose;
     }
@@ -585,6 +608,17 @@ fn collect_env(key: &str, value: &str, line: &str, c: &mut Collector) -> Mode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_line_is_a_distribution_and_its_version_alone() {
+        assert_eq!(list_entry("onnxruntime-gpu  1.2.0"), Some(("onnxruntime-gpu", "1.2.0")));
+        assert_eq!(list_entry("onnx - 1.6.0"), Some(("onnx", "1.6.0")));
+        assert_eq!(list_entry("- torch 2.1.0+cu121"), Some(("torch", "2.1.0+cu121")));
+        assert_eq!(list_entry("tensorrt-8.6.1"), None, "a file name, not a list line");
+        assert_eq!(list_entry("I upgraded onnx 1.6.0"), None);
+        assert_eq!(list_entry("onnxruntime 1.2.0 fails"), None);
+        assert_eq!(list_entry("step 12"), None);
+    }
 
     #[test]
     fn nvidia_smi_l_lines_read_as_the_pattern_did() {

@@ -346,6 +346,11 @@ impl Collector {
     }
 
     /// Records an installed distribution, if it is one to keep.
+    /// Whether the matrix watches a distribution of this name.
+    pub(crate) fn watches(&self, name: &str) -> bool {
+        self.kept.watches(&normalize_name(name))
+    }
+
     pub(crate) fn dist(&mut self, name: &str, version: &str) {
         let mut buf = std::mem::take(&mut self.name_buf);
         normalize_name_into(name, &mut buf);

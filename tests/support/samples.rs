@@ -5,6 +5,16 @@
 /// (code, a real message line, a line that must not match).
 pub const SAMPLES: &[(&str, &str, &str)] = &[
     (
+        "error-pip-placeholder-project",
+        "ERROR: Could not find a version that satisfies the requirement torch-tensorrt==1.2.0 (from versions: 0.0.0, 0.0.0.post1)",
+        "ERROR: Could not find a version that satisfies the requirement torch-tensorrt==1.2.0 (from versions: 0.0.0, 1.0.0)",
+    ),
+    (
+        "error-dll-load-failed",
+        "FileNotFoundError: Could not find module 'C:\\Python38\\lib\\site-packages\\torch\\lib\\c10.dll' (or one of its dependencies). Try using the full path with constructor syntax.",
+        "FileNotFoundError: [Errno 2] No such file or directory: 'model.onnx'",
+    ),
+    (
         "error-torchvision-video-reader-not-built",
         "video_reader video backend is not available. Please compile torchvision from source and try again",
         "the video_reader video backend is available in this build",
