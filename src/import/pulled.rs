@@ -21,11 +21,21 @@ const TABLE: &str = "onnxruntime-required-by";
 /// an app's requirements file: they list what is installed.
 const FREEZE_IS_A_LIST: usize = 8;
 
-/// The words that run pip, before its `install`.
-const PIP: &[&str] = &[
-    "pip", "pip3", "!pip", "!pip3", "%pip", "pip.exe", "pip3.exe", "pip3.10", "pip3.11", "pip3.12", "pip3.9",
-    "pip3.8", "-mpip",
-];
+/// Whether a word runs pip, before its `install`: `pip`, `pip3`, `pip3.12`,
+/// `pip.exe`, a notebook's `!pip` or `%pip`, or `-mpip`.
+fn runs_pip(word: &str) -> bool {
+    let word = word.trim_start_matches(['`', '!', '%']);
+    let word = word.strip_suffix(".exe").unwrap_or(word);
+    let Some(rest) = word.strip_prefix("pip").or_else(|| word.strip_prefix("-mpip")) else {
+        return false;
+    };
+    let mut parts = rest.split('.');
+    let major = parts.next().unwrap_or_default();
+    let minor = parts.next();
+    parts.next().is_none()
+        && major.bytes().all(|b| b.is_ascii_digit())
+        && minor.is_none_or(|m| !major.is_empty() && !m.is_empty() && m.bytes().all(|b| b.is_ascii_digit()))
+}
 
 /// The most distributions whose extras are remembered, and extras of each.
 const MAX_EXTRAS: usize = 256;
@@ -55,9 +65,7 @@ impl Collector {
         // One command: up to the shell's next one.
         let command = line.split(['&', ';', '|']).find(|part| part.contains("install")).unwrap_or(line);
         let words: Vec<&str> = command.split_whitespace().collect();
-        let Some(at) =
-            words.windows(2).position(|w| PIP.contains(&w[0].trim_start_matches('`')) && w[1] == "install")
-        else {
+        let Some(at) = words.windows(2).position(|w| runs_pip(w[0]) && w[1] == "install") else {
             return;
         };
         // The command opens the line: a prompt, `RUN`, `sudo`, a list
@@ -200,6 +208,18 @@ mod tests {
         assert_eq!(named, ["gpu", "cli"]);
         assert_eq!(c.extras["faster-whisper"][0].0, "extra");
         assert_eq!(c.extras.len(), 2);
+    }
+
+    #[test]
+    fn pip_is_named_in_any_of_its_spellings() {
+        for word in
+            ["pip", "pip3", "pip3.13", "pip2.7", "`pip", "!pip3", "%pip", "pip.exe", "pip3.11.exe", "-mpip"]
+        {
+            assert!(runs_pip(word), "{word}");
+        }
+        for word in ["pipx", "pip3.", "pip.3", "pip3.1.2", "pipenv", "spip", "pip3.x", "-m", "uv"] {
+            assert!(!runs_pip(word), "{word}");
+        }
     }
 
     #[test]
