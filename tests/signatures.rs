@@ -128,4 +128,18 @@ fn an_api_line_is_read_against_the_installed_release() {
     // An unknown module, and a package's own absence, say nothing here.
     let none = findings("ModuleNotFoundError: No module named 'torch'\n");
     assert!(!codes(&none).iter().any(|c| c.starts_with("error-api-")), "{none:?}");
+    // A package beside the stack is read under its own distribution: a
+    // Pillow 10 lacks the constant, a Pillow 9 has it (something else is
+    // wrong there), and the finding is the Python environment's.
+    let antialias = "AttributeError: module 'PIL.Image' has no attribute 'ANTIALIAS'\n";
+    let pillow10 = findings(&format!("Pillow==10.2.0\n{antialias}"));
+    let f = pillow10.iter().find(|f| f["code"] == "error-api-removed-in-installed").expect("fires");
+    assert!(f["message"].as_str().unwrap().contains("pillow 10.2.0 no longer has it"), "{f}");
+    assert_eq!(f["components"], serde_json::json!(["python"]));
+    let pillow9 = findings(&format!("Pillow==9.5.0\n{antialias}"));
+    assert!(!codes(&pillow9).iter().any(|c| c.starts_with("error-api-")), "{pillow9:?}");
+    // A class's method is named with its class; a bare `__init__` names
+    // no function, whatever the table holds.
+    let bare = findings("TypeError: __init__() got an unexpected keyword argument 'providers'\n");
+    assert!(!codes(&bare).iter().any(|c| c.starts_with("error-api-")), "{bare:?}");
 }

@@ -459,7 +459,12 @@ fn api_params(
     let group = |n: &str| caps.name(n).map(|m| m.as_str().trim_matches(['\'', '"', '.']));
     let removed = change == ApiChange::Removed;
     let (name, api) = if let (Some(func), Some(kwarg)) = (group("func"), group("kwarg")) {
-        // A keyword argument is named by its function's last name only.
+        // A keyword argument is named by its function's last name, or a
+        // method's class and name (`FaceAnalysis.__init__`, Python 3.10's
+        // wording); a bare dunder (`__init__`) names no function.
+        if func.starts_with("__") {
+            return None;
+        }
         let call = format!("{func}({kwarg})");
         let mut found =
             matrix.python_apis.iter().filter(|(k, _)| *k == &call || k.ends_with(&format!(".{call}")));
@@ -488,12 +493,17 @@ fn api_params(
         ApiChange::Window => api.removed.as_ref().and(api.added.as_ref())?,
     };
     let at = Ver::new(at.as_str());
+    // A package of the stack is found under any of its distributions; one
+    // outside it (insightface, lightgbm) under its own name.
     let stack =
-        matrix.stack.iter().find(|p| p.package == api.package || p.distributions.contains(&api.package))?;
+        matrix.stack.iter().find(|p| p.package == api.package || p.distributions.contains(&api.package));
+    let provides = |name: &str| {
+        stack.map_or(name == api.package, |s| name == s.package || s.distributions.iter().any(|d| d == name))
+    };
     let installed = snapshot.pythons.iter().find_map(|env| match &env.distributions {
         Probed::Found(list) => list
             .iter()
-            .find(|d| d.name == stack.package || stack.distributions.contains(&d.name))
+            .find(|d| provides(&d.name))
             .and_then(|d| d.version.parsed().map(|v| (d.version.to_string(), v.clone()))),
         Probed::NotEvaluated(_) => None,
     });
@@ -515,7 +525,8 @@ fn api_params(
     let mut params = vec![("api", name.clone()), ("api.package", api.package.clone()), ("api.here", here)];
     params.extend(api.added.clone().map(|a| ("api.added", a)));
     params.extend(api.removed.clone().map(|r| ("api.removed", r)));
-    Some(ApiReading { params, component: stack.component.clone(), source: api.source.clone() })
+    let component = stack.map_or(Component::PYTHON, |s| s.component.clone());
+    Some(ApiReading { params, component, source: api.source.clone() })
 }
 
 /// What [`api_params`] read of a line: the texts' placeholders, the

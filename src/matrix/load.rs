@@ -770,11 +770,11 @@ impl Builder {
             rules.insert(rule.code.clone(), rule);
         }
         check_vocabulary(&mut self.errors, &rules, &self.tables, &self.stack);
-        // An API's package is one whose installed release a paste states.
+        // An API's package is a distribution's name, as pip lists it.
         for (api, (a, origin)) in &self.python_apis {
-            if !self.stack.iter().any(|(p, _)| p.package == a.package || p.distributions.contains(&a.package))
-            {
-                let message = format!("{api}: `{}` is not a package of the stack", a.package);
+            let normal = a.package.to_ascii_lowercase().replace(['_', '.'], "-");
+            if a.package != normal || !a.package.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                let message = format!("{api}: `{}` is not a distribution's normalized name", a.package);
                 self.errors.push(MatrixError { origin: origin.clone(), message });
             }
         }

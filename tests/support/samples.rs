@@ -146,6 +146,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
     ),
     (
         "error-api-newer-than-installed",
+        "TypeError: FaceAnalysis.__init__() got an unexpected keyword argument 'providers'",
+        "TypeError: __init__() got an unexpected keyword argument 'providers'",
+    ),
+    (
+        "error-api-newer-than-installed",
         "ModuleNotFoundError: No module named 'torch.fx'",
         "ModuleNotFoundError: No module named 'torch.fxx'",
     ),
@@ -663,6 +668,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "error-libprotobuf-missing",
         "ImportError: dlopen(/x/onnx_cpp2py_export.cpython-38-darwin.so, 2): Library not loaded: @rpath/libprotobuf.20.dylib",
         "Library not loaded: @rpath/libonnx.dylib",
+    ),
+    (
+        "error-numpy124-removed-alias",
+        "`np.bool` support was dropped on numpy 1.24.0",
+        "`np.bool_` support was dropped on numpy 1.24.0",
     ),
     (
         "error-numpy124-removed-alias",
