@@ -139,6 +139,24 @@ fn a_rule_without_a_source_is_refused() {
 }
 
 #[test]
+fn an_api_history_names_its_package_as_pip_lists_it() {
+    let api = |package: &str| {
+        format!(
+            "python_apis:\n  PIL.Image.LINEAR: {{ package: {package}, removed: \"10.0\", source: https://example.com/notes }}\n"
+        )
+    };
+    // A package beside the stack is read under its normalized name.
+    for package in ["pillow", "Pillow"] {
+        let dir = overlay(&[("team.yaml", &api(package))]);
+        assert_eq!(stderr_of(&dir, &["rules"]).0, 0, "{package}");
+    }
+    let dir = overlay(&[("team.yaml", &api("\"\""))]);
+    let (code, err) = stderr_of(&dir, &["rules"]);
+    assert_eq!(code, 3);
+    assert!(err.contains("PIL.Image.LINEAR: names no package"), "{err}");
+}
+
+#[test]
 fn a_yaml_syntax_error_is_reported_with_its_position() {
     let dir = overlay(&[("team.yaml", "rules:\n  - code: [unclosed\n")]);
     let (code, err) = stderr_of(&dir, &["rules"]);

@@ -556,7 +556,10 @@ impl Builder {
             let version = |v: &Option<String>| v.as_deref().is_none_or(|v| Ver::new(v).parsed().is_some());
             let named = api.split(['.', '(']).next().is_some_and(|m| !m.is_empty());
             let r = &a.value;
-            if !named
+            // Any distribution, read as pip lists it (`Pillow` is `pillow`).
+            if crate::snapshot::normalize_name(&r.package).is_empty() {
+                e.at(&a, format!("{api}: names no package"));
+            } else if !named
                 || (r.added.is_none() && r.removed.is_none())
                 || !version(&r.added)
                 || !version(&r.removed)
@@ -770,14 +773,6 @@ impl Builder {
             rules.insert(rule.code.clone(), rule);
         }
         check_vocabulary(&mut self.errors, &rules, &self.tables, &self.stack);
-        // An API's package is a distribution's name, as pip lists it.
-        for (api, (a, origin)) in &self.python_apis {
-            let normal = a.package.to_ascii_lowercase().replace(['_', '.'], "-");
-            if a.package != normal || !a.package.starts_with(|c: char| c.is_ascii_alphanumeric()) {
-                let message = format!("{api}: `{}` is not a distribution's normalized name", a.package);
-                self.errors.push(MatrixError { origin: origin.clone(), message });
-            }
-        }
         for rule in rules.values() {
             for code in rule.supersedes.iter().filter(|c| !rules.contains_key(*c)) {
                 let message = format!("`supersedes` names `{code}`, which is not a rule");
