@@ -556,9 +556,8 @@ impl Builder {
             let version = |v: &Option<String>| v.as_deref().is_none_or(|v| Ver::new(v).parsed().is_some());
             let named = api.split(['.', '(']).next().is_some_and(|m| !m.is_empty());
             let r = &a.value;
-            // Any distribution, read as pip lists it (`Pillow` is `pillow`).
             if crate::snapshot::normalize_name(&r.package).is_empty() {
-                e.at(&a, format!("{api}: names no package"));
+                e.at(&a, format!("{api}: names no package (any distribution, as pip lists it)"));
             } else if !named
                 || (r.added.is_none() && r.removed.is_none())
                 || !version(&r.added)
