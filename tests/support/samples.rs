@@ -226,6 +226,31 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "Downloading tensorrt-8.6.1.tar.gz (16 kB)",
     ),
     (
+        "error-pip-building-from-source",
+        "Command \"python setup.py egg_info\" failed with error code 1 in /tmp/pip-build-_5tw3dku/onnx/",
+        "Command \"python setup.py egg_info\" failed with error code 1 in /home/me/src/",
+    ),
+    (
+        "error-pip-building-from-source",
+        "       cwd: /tmp/pip-install-a0lvtwea/onnx_c45de343f3594a2e8234a79bec06932f/",
+        "       cwd: /home/me/project/",
+    ),
+    (
+        "error-pip-building-from-source",
+        "  × Failed to download and build `onnx==1.16.0`",
+        "[E] Failed to build `model.plan` from model.onnx",
+    ),
+    (
+        "error-pip-building-from-source",
+        "When adding it with poetry or pip, it attempts to build it locally instead of downloading the wheel",
+        "I tried to build onnxruntime from source with CUDA 12.4",
+    ),
+    (
+        "error-pip-building-from-source",
+        "Building wheels for collected packages: antlr4-python3-runtime, onnxsim",
+        "Building wheels for collected packages: antlr4-python3-runtime",
+    ),
+    (
         "error-tensorrt-api-removed",
         "AttributeError: 'tensorrt_bindings.tensorrt.IBuilderConfig' object has no attribute 'max_workspace_size'",
         "'tensorrt.IBuilderConfig' object has attribute 'set_memory_pool_limit'",
