@@ -5,6 +5,11 @@
 /// (code, a real message line, a line that must not match).
 pub const SAMPLES: &[(&str, &str, &str)] = &[
     (
+        "error-tensorrt-engine-version",
+        "[E] 1: [runtime.cpp::parsePlan::314] Error Code 1: Serialization (Serialization assertion plan->header.magicTag == rt::kPLAN_MAGIC_TAG failed.)",
+        "[I] [TRT] Loaded engine size: 29 MiB",
+    ),
+    (
         "error-pip-placeholder-project",
         "ERROR: Could not find a version that satisfies the requirement torch-tensorrt==1.2.0 (from versions: 0.0.0, 0.0.0.post1)",
         "ERROR: Could not find a version that satisfies the requirement torch-tensorrt==1.2.0 (from versions: 0.0.0, 1.0.0)",
