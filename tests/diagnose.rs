@@ -1302,3 +1302,39 @@ fn an_l4t_image_of_another_line_than_the_host_is_named() {
     assert!(!fires("the torch in dustynv/l4t-ml: r35.4.1 cannot use CUDA.\n"));
     assert!(!fires("JetPack 4.6.1 (L4T R32.7.1) on a Nano\n"));
 }
+
+#[test]
+fn an_interpreter_session_states_what_it_printed() {
+    // Python's prompt, IPython's, and a tuple of two answers.
+    let r = diagnose_str(
+        "GPU 0: NVIDIA GeForce RTX 3060\n>>> import torch\n>>> torch.__version__, torch.version.cuda\n('2.1.0+cpu', None)\n",
+    );
+    assert_eq!(fact(&r, "torch").map(|(v, _)| v), Some("2.1.0+cpu".to_string()));
+    finding(&r, "torch-cpu-build-on-gpu-machine");
+
+    let r = diagnose_str("In [2]: print(torch.version.cuda)\nNone\n");
+    assert_eq!(fact(&r, "torch.cuda"), Some(("None".to_string(), 2)));
+
+    // The expression and its value are one statement of the symptom.
+    let r = diagnose_str(">>> import torch\n>>> torch.cuda.is_available()\nFalse\n");
+    let f = finding(&r, "likely-torch-cuda-unavailable");
+    assert!(f["evidence"].to_string().contains("is_available() -> False"), "{f:#}");
+
+    // A value that answers another count of expressions, or a traceback, is not read.
+    let r = diagnose_str(">>> torch.__version__, torch.version.cuda\n'2.1.0+cpu'\n");
+    assert_eq!(fact(&r, "torch"), None);
+    let r = diagnose_str(">>> onnx.__version__\nTraceback (most recent call last):\n");
+    assert_eq!(fact(&r, "onnx"), None);
+    // Without a prompt, a line of code is not an answer.
+    let r = diagnose_str("torch.cuda.is_available()\nFalse\n");
+    assert!(r["findings"].as_array().unwrap().is_empty(), "{:#}", r["findings"]);
+}
+
+#[test]
+fn a_version_attribute_in_a_sentence_names_its_package() {
+    let r = diagnose_str("RTX 3060 here, and print(torch.__version__) gives '2.1.0+cpu'\n");
+    assert_eq!(fact(&r, "torch").map(|(v, _)| v), Some("2.1.0+cpu".to_string()));
+    // A verb says a version only after the attribute.
+    let r = diagnose_str("onnx gives 1.5 times the speed\n");
+    assert_eq!(fact(&r, "onnx"), None);
+}

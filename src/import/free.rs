@@ -508,10 +508,11 @@ fn has(line: &str, needle: &str) -> bool {
     false
 }
 
-/// A version named by the word before it ("torch 2.1", "CUDA version: 12.1").
+/// A version named by the word before it ("torch 2.1", "CUDA version: 12.1",
+/// "torch.__version__ gives '2.1.0+cpu'").
 static WORDED: LazyLock<Regex> = LazyLock::new(|| {
     super::prose_regex(
-        r"(?i)\b(pytorch|torch|python|cuda|cudnn|driver|onnxruntime-gpu|onnxruntime|onnx|tensorrt|numpy|protobuf|torchvision)(?:\s+version)?(?:\s+is|\s*(?:==|[:=@])|\s+v|\s+)?\s*v?(\d+\.\d+(?:\.\d+)*(?:\+[0-9a-z.]+)?)",
+        r#"(?i)\b(pytorch|torch|python|cuda|cudnn|driver|onnxruntime-gpu|onnxruntime|onnx|tensorrt|numpy|protobuf|torchvision)(?:\.__version__\)?(?:\s*(?:returns?|gives|prints?|shows?|says|outputs?|->|→))?)?(?:\s+version)?(?:\s+is|\s*(?:==|[:=@])|\s+v|\s+)?\s*['"]?v?(\d+\.\d+(?:\.\d+)*(?:\+[0-9a-z.]+)?)"#,
     )
     .unwrap()
 });

@@ -18,6 +18,7 @@ mod free;
 mod kept;
 mod lines;
 mod pulled;
+mod repl;
 mod split;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -63,6 +64,8 @@ fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &M
     // (a fact is judged at its last distinct statement), and logs repeat
     // lines a lot.
     let mut read_once: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    // An expression at an interpreter's prompt, whose value the next line shows.
+    let mut asked: Option<(Vec<repl::Asked>, &str)> = None;
     for (i, raw) in numbered {
         c.lines = i + 1;
         let line = lines::clean(raw, MAX_LINE);
@@ -71,6 +74,22 @@ fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &M
                 mode = lines::Mode::Prose;
             }
             continue;
+        }
+        if let Some((exprs, prompt)) = asked.take()
+            && let Some(values) = repl::values(line, &exprs)
+        {
+            repl::record(&exprs, &values, &mut c);
+            // The expression and its value, read as one statement
+            // (`torch.cuda.is_available() -> False`).
+            let said = format!("{prompt} -> {line}");
+            if c.error_lines.len() < MAX_ERROR_LINES && set.is_match(&said) {
+                c.error_lines.push(PastedLine { line: i + 1, text: said, near: Vec::new() });
+            }
+        }
+        // Before cleaning: `>>>` reads as Markdown quoting.
+        let raw = raw.trim();
+        if (raw.starts_with(">>>") || raw.starts_with("In [")) && raw.len() <= MAX_LINE {
+            asked = repl::prompt(raw).map(|exprs| (exprs, raw));
         }
         let outside = mode == lines::Mode::Prose;
         if outside && read_once.contains(line) {
@@ -465,8 +484,9 @@ impl Collector {
         }
     }
 
-    /// A conda package that exists only beside torch's CPU build: torch is
-    /// the CPU build, and installed.
+    /// A conda package that exists only beside torch's CPU build, or
+    /// `torch.version.cuda` printing `None`: torch is the CPU build, and
+    /// installed.
     pub(crate) fn cpu_torch_marker(&mut self) {
         self.fact(Key::TorchCuda, "None");
         self.conda_cpu_torch = true;
