@@ -5,6 +5,11 @@
 /// (code, a real message line, a line that must not match).
 pub const SAMPLES: &[(&str, &str, &str)] = &[
     (
+        "error-protobuf-older-than-generated-code",
+        "TypeError: __new__() got an unexpected keyword argument 'serialized_options'",
+        "TypeError: __init__() got an unexpected keyword argument 'serialized'",
+    ),
+    (
         "error-tensorrt-engine-version",
         "[E] 1: [runtime.cpp::parsePlan::314] Error Code 1: Serialization (Serialization assertion plan->header.magicTag == rt::kPLAN_MAGIC_TAG failed.)",
         "[I] [TRT] Loaded engine size: 29 MiB",
