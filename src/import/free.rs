@@ -280,28 +280,35 @@ pub(crate) fn gpu_mention(line: &str, c: &mut Collector) {
 }
 
 /// An NVIDIA GPU a sentence names by its brand and model ("RTX2080TI",
-/// "GeForce GTX 1080 Ti", "Tesla V100", "NVIDIA A100"), as the GPU table
+/// "GeForce GTX 1080 Ti", "GTX 960M", "Tesla V100", "NVIDIA A100", "RTX
+/// A4000", "MX450", "GeForce GT 730"), as the GPU table
 /// spells such names. A bare "A100" or "T4" without NVIDIA or Tesla before
 /// it is not read: prose names GPUs it compares against too.
 fn gpu_in_prose(line: &str) -> Option<String> {
     static NAME: LazyLock<Regex> = LazyLock::new(|| {
         super::prose_regex(
-            r"(?i)\b(?:(?:nvidia\s+)?(?:geforce\s+)?(rtx|gtx)\s?-?(\d{3,4})(\s?(?:ti|super))?|(?:nvidia|tesla)\s+([ahlptvk]\d{1,3}[a-z]?)|(titan|quadro)\s+([a-z]*\d*[a-z]?))\b",
+            r"(?i)\b(?:(?:nvidia\s+)?(?:geforce\s+)?(rtx|gtx)\s?-?(\d{3,4}m?)(\s?(?:ti|super))?|(?:nvidia|tesla)\s+([ahlptvk]\d{1,3}[a-z]?)|(titan|quadro)\s+([a-z]*\d*[a-z]?)|(?:nvidia\s+)?rtx\s+(a\d{3,4})|(?:nvidia\s+)?(?:geforce\s+)?mx\s?(\d{3})|(?:(?:nvidia|geforce)\s+gt\s?|\bgt\s)(6[1-4]0|7[1-4]0|1030))\b",
         )
         .unwrap()
     });
-    if !["rtx", "gtx", "nvidia", "tesla", "titan", "quadro"].iter().any(|w| has(line, w)) {
+    if !["rtx", "gtx", "nvidia", "tesla", "titan", "quadro", "mx", "gt "].iter().any(|w| has(line, w)) {
         return None;
     }
     let m = NAME.captures(line)?;
-    Some(match (m.get(1), m.get(4), m.get(5)) {
-        (Some(brand), _, _) => {
-            let suffix = m.get(3).map(|s| format!(" {}", s.as_str().trim())).unwrap_or_default();
-            format!("{} {}{}", brand.as_str().to_ascii_uppercase(), &m[2], suffix.to_ascii_uppercase())
-        }
-        (_, Some(model), _) => model.as_str().to_ascii_uppercase(),
-        (_, _, Some(brand)) => format!("{} {}", brand.as_str(), &m[6]),
-        _ => return None,
+    let upper = |i: usize| m.get(i).map(|g| g.as_str().to_ascii_uppercase());
+    Some(if let Some(brand) = upper(1) {
+        let suffix = m.get(3).map(|s| format!(" {}", s.as_str().trim())).unwrap_or_default();
+        format!("{brand} {}{}", &m[2].to_ascii_uppercase(), suffix.to_ascii_uppercase())
+    } else if let Some(model) = upper(4) {
+        model
+    } else if let Some(brand) = m.get(5) {
+        format!("{} {}", brand.as_str(), &m[6])
+    } else if let Some(model) = upper(7) {
+        format!("RTX {model}")
+    } else if let Some(model) = m.get(8) {
+        format!("MX{}", model.as_str())
+    } else {
+        format!("GT {}", m.get(9)?.as_str())
     })
 }
 
@@ -756,6 +763,11 @@ mod tests {
         assert_eq!(gpu_in_prose("a Tesla V100 node").as_deref(), Some("V100"));
         assert_eq!(gpu_in_prose("it works on an A100"), None);
         assert_eq!(gpu_in_prose("NVIDIA driver 535"), None);
+        assert_eq!(gpu_in_prose("a laptop GTX 960M").as_deref(), Some("GTX 960M"));
+        assert_eq!(gpu_in_prose("I use an RTX A4000").as_deref(), Some("RTX A4000"));
+        assert_eq!(gpu_in_prose("with the GeForce MX450").as_deref(), Some("MX450"));
+        assert_eq!(gpu_in_prose("an old GT 730").as_deref(), Some("GT 730"));
+        assert_eq!(gpu_in_prose("the GT 100 boxes match"), None);
         let mut c = Collector::default();
         gpu_mention("Windows 11, RTX 3060", &mut c);
         assert_eq!(c.guesses.len(), 2);
