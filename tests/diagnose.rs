@@ -1338,3 +1338,27 @@ fn a_version_attribute_in_a_sentence_names_its_package() {
     let r = diagnose_str("onnx gives 1.5 times the speed\n");
     assert_eq!(fact(&r, "onnx"), None);
 }
+
+#[test]
+fn an_install_command_names_the_build_it_installs() {
+    let codes = |r: &Value| -> Vec<String> {
+        r["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap().to_string()).collect()
+    };
+    // torch's own index names its CUDA: cu121 needs a driver 470 does not reach.
+    let r = diagnose_str(
+        "pip3 install torch torchvision --index-url https://download.pytorch.org/whl/cu121\nDriver Version: 470.82\n",
+    );
+    assert_eq!(fact(&r, "torch.cuda").map(|(v, _)| v), Some("12.1".to_string()));
+    assert!(codes(&r).contains(&"driver-too-old-for-torch-cuda".to_string()), "{:?}", codes(&r));
+
+    // conda's cpuonly is the CPU build; its versions are what it installed.
+    let r = diagnose_str("(base) $ conda install pytorch torchvision cpuonly -c pytorch\nGPU: RTX 3060\n");
+    assert!(codes(&r).contains(&"torch-cpu-build-on-gpu-machine".to_string()), "{:?}", codes(&r));
+    let r = diagnose_str("conda install pytorch==1.12.1 torchvision==0.13.1 cudatoolkit=11.3 -c pytorch\n");
+    assert_eq!(fact(&r, "torch").map(|(v, _)| v), Some("1.12.1".to_string()));
+    assert_eq!(fact(&r, "conda.cuda").map(|(v, _)| v), Some("11.3".to_string()));
+
+    // A sentence about a command is not the command.
+    let r = diagnose_str("Should I conda install cudatoolkit=11.3 first?\n");
+    assert_eq!(fact(&r, "conda.cuda"), None);
+}

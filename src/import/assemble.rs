@@ -131,7 +131,7 @@ impl Collector {
         {
             dists.push(pasted("torch", Ver::new(v)));
             dists.sort_by(|a, b| a.name.cmp(&b.name));
-        } else if self.conda_cpu_torch && !dists.iter().any(|d| d.name == "torch") {
+        } else if self.torch_unversioned && !dists.iter().any(|d| d.name == "torch") {
             // The CPU marker without torch's own line: torch is there, its
             // version unknown, so only what needs no version is judged.
             dists.push(pasted("torch", Ver::new(UNSTATED_VERSION)));

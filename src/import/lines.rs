@@ -447,6 +447,7 @@ fn key_value(line: &str) -> Option<(&str, &str)> {
 fn prose(line: &str, c: &mut Collector) -> Mode {
     c.install_extras(line);
     c.default_index_torch(line);
+    c.install_command_builds(line);
     free::platform(line, c);
     free::container(line, c);
     free::gpu_mention(line, c);

@@ -294,10 +294,11 @@ pub(crate) struct Collector {
     platforms: Vec<(Platform, String, bool, usize)>,
     /// Distributions a `conda list` line (or collect_env's `[conda]`) named.
     from_conda: std::collections::BTreeSet<String>,
-    /// A conda package that exists only beside torch's CPU build
-    /// (`pytorch-mutex … cpu`, `cpuonly`, `_pytorch_select … cpu_0`) was
-    /// listed: torch is installed even where its own line is not shown.
-    conda_cpu_torch: bool,
+    /// torch is installed even where no line gives its version: a conda
+    /// package that exists only beside its CPU build was listed
+    /// (`pytorch-mutex … cpu`, `cpuonly`, `_pytorch_select … cpu_0`), or
+    /// an install command named its build.
+    pub(crate) torch_unversioned: bool,
     /// Requirements pip said a distribution declares ("requires torch==1.6.0").
     requires: BTreeMap<String, Vec<String>>,
     /// How many of those the matrix does not watch.
@@ -489,7 +490,7 @@ impl Collector {
     /// installed.
     pub(crate) fn cpu_torch_marker(&mut self) {
         self.fact(Key::TorchCuda, "None");
-        self.conda_cpu_torch = true;
+        self.torch_unversioned = true;
     }
 
     /// A distribution conda installed.

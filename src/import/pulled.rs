@@ -37,6 +37,24 @@ fn runs_pip(word: &str) -> bool {
         && minor.is_none_or(|m| !major.is_empty() && !m.is_empty() && m.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// Whether the words before an install command leave it opening the line:
+/// a prompt, `RUN`, `sudo`, a list marker or the Python that runs pip may
+/// come before it; a sentence ("I did not pip install torch") may not.
+fn opens_command(before: &[&str]) -> bool {
+    before.iter().all(|w| {
+        let w = w.trim_matches('`');
+        w.is_empty()
+            || w.ends_with(['>', '$', '#', '.'])
+            || (w.starts_with('(') && w.ends_with(')'))
+            || ["RUN", "sudo", "-", "*", "-m", "uv", "py", "python", "python3"].contains(&w)
+            || w.to_ascii_lowercase().ends_with("python.exe")
+    })
+}
+
+fn versioned(version: &str) -> bool {
+    version.starts_with(|ch: char| ch.is_ascii_digit())
+}
+
 /// The most distributions whose extras are remembered, and extras of each.
 const MAX_EXTRAS: usize = 256;
 
@@ -68,18 +86,7 @@ impl Collector {
         let Some(at) = words.windows(2).position(|w| runs_pip(w[0]) && w[1] == "install") else {
             return;
         };
-        // The command opens the line: a prompt, `RUN`, `sudo`, a list
-        // marker or the Python that runs pip may come before it; a
-        // sentence ("I did not pip install torch") may not.
-        let launcher = |w: &&str| {
-            let w = w.trim_matches('`');
-            w.is_empty()
-                || w.ends_with(['>', '$', '#', '.'])
-                || (w.starts_with('(') && w.ends_with(')'))
-                || ["RUN", "sudo", "-", "*", "-m", "uv", "py", "python", "python3"].contains(&w)
-                || w.to_ascii_lowercase().ends_with("python.exe")
-        };
-        if !words[..at].iter().all(launcher) {
+        if !opens_command(&words[..at]) {
             return;
         }
         let args = &words[at + 2..];
@@ -95,6 +102,80 @@ impl Collector {
         };
         if args.iter().any(torch) && !args.iter().any(index_option) {
             self.default_index_torch = Some(self.lines);
+        }
+    }
+
+    /// What an install command says of the builds it installs: torch's
+    /// own index (`--index-url https://download.pytorch.org/whl/cu121`:
+    /// CUDA 12.1; `/whl/cpu`: none), and a conda command's versions
+    /// (`conda install pytorch=1.12 cudatoolkit=11.3 -c pytorch`, with
+    /// `cpuonly` for the CPU build).
+    pub(crate) fn install_command_builds(&mut self, line: &str) {
+        if !holds(line, "install") {
+            return;
+        }
+        static INDEX: LazyLock<Regex> = LazyLock::new(|| {
+            super::prose_regex(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(?:cu(\d{2,3})|(cpu))\b")
+                .unwrap()
+        });
+        if !self.has_guess(&Key::TorchCuda)
+            && holds(line, "download.pytorch.org/whl/")
+            && holds(line, "torch")
+            && let Some(m) = INDEX.captures(line)
+        {
+            match m.get(1) {
+                Some(digits) => {
+                    let (major, minor) = digits.as_str().split_at(digits.len() - 1);
+                    self.guess(Key::TorchCuda, &format!("{major}.{minor}"));
+                }
+                None => self.guess(Key::TorchCuda, "None"),
+            }
+            self.torch_unversioned = true;
+        }
+        self.conda_install(line);
+    }
+
+    /// `conda install pytorch==1.12.1 torchvision cudatoolkit=11.3 -c
+    /// pytorch` (mamba's alike): each package pinned, as a statement of
+    /// what was installed.
+    fn conda_install(&mut self, line: &str) {
+        if !holds(line, "conda install") && !holds(line, "mamba install") {
+            return;
+        }
+        let command = line.split(['&', ';', '|']).find(|part| part.contains("install")).unwrap_or(line);
+        let words: Vec<&str> = command.split_whitespace().map(|w| w.trim_matches(['`', '"', '\''])).collect();
+        let Some(at) = words.windows(2).position(|w| {
+            ["conda", "mamba", "micromamba"].contains(&w[0].trim_start_matches('!')) && w[1] == "install"
+        }) else {
+            return;
+        };
+        if !opens_command(&words[..at]) {
+            return;
+        }
+        let mut args = words[at + 2..].iter();
+        while let Some(arg) = args.next() {
+            if arg.starts_with('-') {
+                // The options that take a value: the channel, the environment.
+                if ["-c", "--channel", "-n", "--name", "-p", "--prefix"].contains(arg) {
+                    args.next();
+                }
+                continue;
+            }
+            let (name, rest) = arg.split_once('=').unwrap_or((arg, ""));
+            // `=1.12.1`, `==1.12.1`, `=11.3.*`, `=1.12.1=py3.9_cuda11.3_0`: the version.
+            let version = rest.trim_start_matches('=').split('=').next().unwrap_or_default();
+            let version = version.trim_end_matches(['*', '.']);
+            match name.to_ascii_lowercase().as_str() {
+                "cpuonly" => {
+                    self.guess(Key::TorchCuda, "None");
+                    self.torch_unversioned = true;
+                }
+                "pytorch" | "pytorch-gpu" if !versioned(version) => self.torch_unversioned = true,
+                _ if !versioned(version) => {}
+                "cudatoolkit" | "pytorch-cuda" | "cuda-version" => self.guess(Key::CondaCuda, version),
+                "pytorch" | "pytorch-gpu" => self.guess(Key::Dist("torch".into()), version),
+                other => self.guess(Key::Dist(normalize_name(other)), version),
+            }
         }
     }
 
@@ -123,6 +204,7 @@ impl Collector {
         let here = std::mem::replace(&mut self.lines, line);
         self.guess(Key::TorchCuda, "None");
         self.lines = here;
+        self.torch_unversioned = true;
     }
 
     /// The extras of a requirement line (`rembg[gpu]==2.0.55`) whose
