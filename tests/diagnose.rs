@@ -1362,3 +1362,10 @@ fn an_install_command_names_the_build_it_installs() {
     let r = diagnose_str("Should I conda install cudatoolkit=11.3 first?\n");
     assert_eq!(fact(&r, "conda.cuda"), None);
 }
+
+#[test]
+fn a_gpu_field_that_goes_on_to_other_facts_names_the_gpu_and_states_them() {
+    let r = diagnose_str("GPU: RTX 3060, CUDA 12.4, cuDNN 9.1\n");
+    assert_eq!(fact(&r, "gpu.0.name").map(|(v, _)| v), Some("RTX 3060".to_string()));
+    assert_eq!(fact(&r, "cudnn").map(|(v, _)| v), Some("9.1".to_string()));
+}

@@ -177,7 +177,14 @@ pub(crate) fn field_value(what: Field, value: &str, c: &mut Collector) -> bool {
         return true;
     }
     match what {
-        Field::Gpu if is_gpu_name(value) => c.gpu(0, gpu_name(value), None),
+        // "RTX 3060, CUDA 12.4, cuDNN 9.1": the GPU, then other facts.
+        Field::Gpu if is_gpu_name(value) => {
+            let (name, rest) = value.split_once([',', ';']).unwrap_or((value, ""));
+            c.gpu(0, gpu_name(name), None);
+            if !rest.is_empty() {
+                sentence(rest, c);
+            }
+        }
         Field::Gpu => {}
         Field::Os => c.fact(Key::Os, value),
         Field::CudaAndCudnn => {
