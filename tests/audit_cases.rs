@@ -377,3 +377,18 @@ fn tensorrt_10_8_to_11_1_parsers_are_judged_by_their_own_operators_md() {
     quiet(&op("STFT", "10.8.0.43"), code);
     quiet(&op("HannWindow", "10.13.0.35"), code);
 }
+
+#[test]
+fn tensorrt_10_2_to_10_11_parsers_take_the_operators_their_changelogs_add() {
+    let op = |name: &str, tensorrt: &str| {
+        world().model(10, 20, &[("ai.onnx", name)]).target("tensorrt", tensorrt).judge()
+    };
+    let code = "model-op-unsupported-by-tensorrt";
+    // 10.4 added the window operators, 10.5 STFT.
+    fires(&op("HannWindow", "10.3.0.26"), code);
+    quiet(&op("HannWindow", "10.4.0.26"), code);
+    fires(&op("STFT", "10.4.0.26"), code);
+    quiet(&op("STFT", "10.6.0.26"), code);
+    fires(&op("Unique", "10.10.0.31"), code);
+    quiet(&op("Conv", "10.2.0.post1"), code);
+}
