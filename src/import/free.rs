@@ -329,7 +329,7 @@ fn gpu_name(value: &str) -> &str {
 /// `cu121` → `12.1`, `cu118` → `11.8`, `cu92` → `9.2`. Two digits are a
 /// tag only below CUDA 10 (`cu80`, `cu92`): `-cu12` in `nvidia-cudnn-cu12`
 /// or `tensorrt-cu12` names a CUDA major, not a build.
-fn cuda_tag(s: &str) -> Option<String> {
+pub(crate) fn cuda_tag(s: &str) -> Option<String> {
     static TAG: LazyLock<Regex> =
         LazyLock::new(|| super::prose_regex(r"(?i)(?:\b|\+)cu(\d{3}|[7-9]\d)\b").unwrap());
     if !has(s, "cu") {

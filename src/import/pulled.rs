@@ -51,6 +51,7 @@ fn opens_command(before: &[&str]) -> bool {
     })
 }
 
+/// Whether a conda pin's version part names a version (`=1.12`, not `=*`).
 fn versioned(version: &str) -> bool {
     version.starts_with(|ch: char| ch.is_ascii_digit())
 }
@@ -115,21 +116,15 @@ impl Collector {
             return;
         }
         static INDEX: LazyLock<Regex> = LazyLock::new(|| {
-            super::prose_regex(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(?:cu(\d{2,3})|(cpu))\b")
-                .unwrap()
+            super::prose_regex(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(cu\d{2,3}|cpu)\b").unwrap()
         });
         if !self.has_guess(&Key::TorchCuda)
             && holds(line, "download.pytorch.org/whl/")
             && holds(line, "torch")
             && let Some(m) = INDEX.captures(line)
         {
-            match m.get(1) {
-                Some(digits) => {
-                    let (major, minor) = digits.as_str().split_at(digits.len() - 1);
-                    self.guess(Key::TorchCuda, &format!("{major}.{minor}"));
-                }
-                None => self.guess(Key::TorchCuda, "None"),
-            }
+            let cuda = super::free::cuda_tag(&m[1]).unwrap_or_else(|| "None".into());
+            self.guess(Key::TorchCuda, &cuda);
             self.torch_unversioned = true;
         }
         self.conda_install(line);
