@@ -379,7 +379,7 @@ fn tensorrt_10_8_to_11_1_parsers_are_judged_by_their_own_operators_md() {
 }
 
 #[test]
-fn tensorrt_10_2_to_10_11_parsers_take_the_operators_their_changelogs_add() {
+fn tensorrt_10_2_and_later_parsers_take_the_operators_their_release_notes_add() {
     let op = |name: &str, tensorrt: &str| {
         world().model(10, 20, &[("ai.onnx", name)]).target("tensorrt", tensorrt).judge()
     };
@@ -391,4 +391,10 @@ fn tensorrt_10_2_to_10_11_parsers_take_the_operators_their_changelogs_add() {
     quiet(&op("STFT", "10.6.0.26"), code);
     fires(&op("Unique", "10.10.0.31"), code);
     quiet(&op("Conv", "10.2.0.post1"), code);
+    // 11.2 added DFT through a cuFFT plugin; 11.3 to 11.5 added no operator.
+    fires(&op("DFT", "11.1.0.106"), code);
+    quiet(&op("DFT", "11.2.1.2"), code);
+    quiet(&op("DFT", "11.4.0.106"), code);
+    fires(&op("Unique", "11.4.0.106"), code);
 }
+
