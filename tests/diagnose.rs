@@ -1369,3 +1369,32 @@ fn a_gpu_field_that_goes_on_to_other_facts_names_the_gpu_and_states_them() {
     assert_eq!(fact(&r, "gpu.0.name").map(|(v, _)| v), Some("RTX 3060".to_string()));
     assert_eq!(fact(&r, "cudnn").map(|(v, _)| v), Some("9.1".to_string()));
 }
+
+#[test]
+fn pip_that_passes_over_a_published_wheel_is_too_old_for_its_tag() {
+    let codes = |r: &Value| -> Vec<String> {
+        r["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap().to_string()).collect()
+    };
+    let refusal = "Could not find a version that satisfies the requirement onnxruntime==1.13.1 (from versions: 1.2.0, 1.3.0)\nNo matching distribution found for onnxruntime==1.13.1\n";
+    // 1.13.1 has cp38 wheels on every platform the index lists: pip passed them over.
+    let r =
+        diagnose_str(&format!("$ python3.8 -m pip install onnxruntime==1.13.1\nPython 3.8.10\n{refusal}"));
+    assert_eq!(codes(&r), ["pip-older-than-wheel-tags"], "{r:#}");
+    // No cp311 wheel of 1.13.1 exists: the signature's own finding stands.
+    let r = diagnose_str(&format!("Python 3.11.4\n{refusal}"));
+    assert!(codes(&r).contains(&"error-pip-version-not-for-python".to_string()), "{:?}", codes(&r));
+    assert!(!codes(&r).contains(&"pip-older-than-wheel-tags".to_string()));
+    // macOS has no wheel list in the matrix: nothing is claimed about pip.
+    let r = diagnose_str(&format!("OS: macOS 10.15.7\nPython 3.8.10\n{refusal}"));
+    assert!(!codes(&r).contains(&"pip-older-than-wheel-tags".to_string()), "{:?}", codes(&r));
+    // A source build of a release with a wheel for this Python and system.
+    let r = diagnose_str(
+        "OS: Ubuntu 18.04\nPython version: 3.7.13\n$ pip install onnx==1.8.1\nERROR: Failed building wheel for onnx\n",
+    );
+    assert!(codes(&r).contains(&"pip-older-than-wheel-tags".to_string()), "{:?}", codes(&r));
+    // onnx 1.8.1 has no cp310 wheel: building it is the expected fallback.
+    let r = diagnose_str(
+        "OS: Ubuntu 22.04\nPython version: 3.10.12\n$ pip install onnx==1.8.1\nERROR: Failed building wheel for onnx\n",
+    );
+    assert!(codes(&r).contains(&"error-pip-building-from-source".to_string()), "{:?}", codes(&r));
+}

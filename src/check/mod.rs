@@ -14,6 +14,7 @@ pub mod facts;
 pub mod needs;
 mod plan;
 pub mod profile;
+mod wheels;
 
 use serde::{Deserialize, Serialize};
 
@@ -231,8 +232,11 @@ fn is_machine_rule(rule: &Rule) -> bool {
 /// was answered, by the runtime.
 fn supersede(j: &mut Judgement, matrix: &Matrix) {
     let mut dropped: Vec<&str> = Vec::new();
-    for f in &j.findings {
-        let Some(rule) = matrix.rules.iter().find(|r| r.code == f.code) else { continue };
+    // A fired rule whose finding came out under another code (a signature
+    // that `wheels` answered) supersedes what it would have.
+    let fired = j.outcomes.iter().filter(|o| o.outcome == Outcome::Fired).map(|o| &o.code);
+    for code in j.findings.iter().map(|f| &f.code).chain(fired) {
+        let Some(rule) = matrix.rules.iter().find(|r| &r.code == code) else { continue };
         dropped.extend(rule.supersedes.iter().map(String::as_str));
     }
     if dropped.is_empty() {
@@ -254,6 +258,11 @@ fn record(j: &mut Judgement, rule: &Rule, subject: Option<String>, result: (Outc
     j.outcomes.push(RuleOutcome { code: rule.code.clone(), subject, outcome });
 }
 
+/// Records that a signature matched no line of the paste, or none it is about.
+fn not_applicable(j: &mut Judgement, rule: &Rule) {
+    j.outcomes.push(RuleOutcome { code: rule.code.clone(), subject: None, outcome: Outcome::NotApplicable });
+}
+
 /// Error lines of a paste against the matrix's signatures. A line that a
 /// fired rule explains becomes evidence of that finding; otherwise each
 /// signature gives one finding with all the lines it matched.
@@ -266,21 +275,13 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
         let RuleKind::Signature { regex, explained_by, .. } = &rule.kind else { continue };
         let seen = matching.as_ref().is_none_or(|m| m.contains(rule.code.as_str()));
         let Some(regex) = seen.then(|| regex.get()).flatten() else {
-            j.outcomes.push(RuleOutcome {
-                code: rule.code.clone(),
-                subject: None,
-                outcome: Outcome::NotApplicable,
-            });
+            not_applicable(j, rule);
             continue;
         };
         let hits: Vec<(&crate::snapshot::PastedLine, regex::Captures<'_>)> =
             pasted.error_lines.iter().filter_map(|l| regex.captures(&l.text).map(|c| (l, c))).collect();
         if hits.is_empty() {
-            j.outcomes.push(RuleOutcome {
-                code: rule.code.clone(),
-                subject: None,
-                outcome: Outcome::NotApplicable,
-            });
+            not_applicable(j, rule);
             continue;
         }
         let evidence: Vec<String> =
@@ -324,18 +325,16 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
             // history the installed release contradicts, is not this rule's.
             let Some(reading) = hits.iter().find_map(|(_, c)| api_params(*change, c, snapshot, matrix))
             else {
-                j.outcomes.push(RuleOutcome {
-                    code: rule.code.clone(),
-                    subject: None,
-                    outcome: Outcome::NotApplicable,
-                });
+                not_applicable(j, rule);
                 continue;
             };
             params.extend(reading.params);
             component = Some((reading.component, reading.source));
         }
         let row = rule.kind.lookup().and_then(|l| signature_row(l, caps, snapshot, matrix));
-        let mut f = builtin_finding_with_row(rule, None, &params, row);
+        // A release whose wheel fits after all: pip is what is wrong.
+        let mut f = wheels::older_pip(rule, caps, snapshot, matrix)
+            .unwrap_or_else(|| builtin_finding_with_row(rule, None, &params, row));
         // The API's own history is the source that decides.
         if let Some((c, source)) = component {
             f.components = vec![c];
@@ -346,11 +345,7 @@ fn signatures(j: &mut Judgement, snapshot: &Snapshot, matrix: &Matrix) {
             && !likely.is_empty()
             && !with_causes(&mut f, likely, snapshot, matrix)
         {
-            j.outcomes.push(RuleOutcome {
-                code: rule.code.clone(),
-                subject: None,
-                outcome: Outcome::NotApplicable,
-            });
+            not_applicable(j, rule);
             continue;
         }
         j.findings.push(f);

@@ -31,6 +31,7 @@ pub(crate) enum BuiltinCheck {
     ExpectationNotMet,
     VcRuntimeMissing,
     VcRuntimeOlderThanBuild,
+    PipOlderThanWheelTags,
 }
 
 impl BuiltinCheck {
@@ -49,6 +50,7 @@ impl BuiltinCheck {
         Self::ExpectationNotMet,
         Self::VcRuntimeMissing,
         Self::VcRuntimeOlderThanBuild,
+        Self::PipOlderThanWheelTags,
     ];
 
     pub(crate) fn code(self) -> &'static str {
@@ -67,6 +69,7 @@ impl BuiltinCheck {
             Self::ExpectationNotMet => "expectation-not-met",
             Self::VcRuntimeMissing => "vc-runtime-missing",
             Self::VcRuntimeOlderThanBuild => "vc-runtime-older-than-build",
+            Self::PipOlderThanWheelTags => "pip-older-than-wheel-tags",
         }
     }
 }

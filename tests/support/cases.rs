@@ -729,8 +729,19 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
             w().set("/mode", json!("pasted")).set("/pasted", json!({"facts": [], "lines": 2})),
         ),
         ("no-python-found", w().set("/pythons", json!([])), w()),
+        // onnxruntime 1.13.1 has cp38 wheels for Linux x86_64, none for cp311.
+        (
+            "pip-older-than-wheel-tags",
+            w().python("3.8.10").set("/mode", json!("pasted")).set("/pasted", json!({"facts": [], "lines": 1,
+                "error_lines": [{"line": 1, "text": OLD_PIP}]})),
+            w().set("/mode", json!("pasted")).set("/pasted", json!({"facts": [], "lines": 1,
+                "error_lines": [{"line": 1, "text": OLD_PIP}]})),
+        ),
     ]
 }
+
+/// pip's refusal of a release with wheels for Python 3.8, listing older ones.
+const OLD_PIP: &str = "Could not find a version that satisfies the requirement onnxruntime==1.13.1 (from versions: 1.2.0, 1.3.0)";
 
 /// One image input with a dynamic batch and size.
 fn dynamic_input() -> serde_json::Value {
