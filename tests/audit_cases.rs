@@ -397,4 +397,3 @@ fn tensorrt_10_2_and_later_parsers_take_the_operators_their_release_notes_add() 
     quiet(&op("DFT", "11.4.0.106"), code);
     fires(&op("Unique", "11.4.0.106"), code);
 }
-
