@@ -22,6 +22,8 @@ specs=(
   "tensorrt-cuda tensorrt 0"
   "tensorrt-releases tensorrt 0"
   "tensorrt-onnx-ops tensorrt 0"
+  "ctranslate2-builds ctranslate2 1.20.0"
+  "faster-whisper-builds faster-whisper 0"
 )
 
 # pip lists only the releases with a wheel for the Python it is asked about,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Re-derive matrix facts from the released artifacts and diff them against matrix/.
 
-    bash bench/derive.sh [--only ort,torch,pairing] [--fresh] [--strict]
+    bash bench/derive.sh [--only ort,torch,pairing,ctranslate2] [--fresh] [--strict]
 
 What it measures, release by release:
 
@@ -45,6 +45,18 @@ pairing  torch-releases: the torchvision release whose metadata pins
          column, which must accept them and no torchvision pinned to a torch
          outside the row; the Pythons torch ships Linux wheels for against
          the python column.
+ctranslate2
+         ctranslate2-builds and ctranslate2-cudnn (matrix/ctranslate2.yaml):
+         reads the CTranslate2 library out of each release's Linux x86_64,
+         aarch64 and Windows wheels (range requests, that one member) and
+         lists the cuBLAS and cuDNN names it opens at run time
+         (libcublas.so.12, cudnn64_8.dll: CTranslate2 loads CUDA
+         dynamically, so they are strings, not DT_NEEDED entries); their
+         majors are compared with the cuda, cudnn and cudnn_windows columns,
+         and every aarch64 wheel must name none. faster-whisper-builds: each
+         faster-whisper release's Requires-Dist on ctranslate2, and the CUDA
+         majors of the CTranslate2 releases it accepts, against the cuda
+         column.
 
 The package index is the one pip is configured with (PIP_INDEX_URL, pip's
 config, else pip's default), read through the JSON form of the simple API.
@@ -976,10 +988,111 @@ def derive_pairing(report: Report, tables: dict, fresh: bool):
 # --------------------------------------------------------------------------
 
 
+# --------------------------------------------------------------------------
+# 4. CTranslate2 (faster-whisper): the CUDA and cuDNN each wheel loads
+
+CT2_VERSION = 1  # bump to invalidate cached readings
+# CTranslate2 opens CUDA's libraries at run time (CUDA_DYNAMIC_LOADING), so
+# their names are strings in its library, not DT_NEEDED entries.
+CT2_LIBS = {
+    "linux": (r"ctranslate2(?:\.libs)?/libctranslate2[^/]*\.so[^/]*", rb"libcublas\.so\.(\d+)", rb"libcudnn\.so\.(\d+)"),
+    "windows": (r"ctranslate2/ctranslate2\.dll", rb"cublas64_(\d+)\.dll", rb"cudnn64_(\d+)\.dll"),
+}
+
+
+def ct2_platform_wheel(files: list[dict], platform: str) -> dict | None:
+    def fits(name: str) -> bool:
+        if platform == "linux":
+            return "linux" in name and name.endswith("x86_64.whl")
+        if platform == "aarch64":
+            return "linux" in name and name.endswith("aarch64.whl")
+        return name.endswith("win_amd64.whl")
+    chosen = [f for f in files if fits(f["filename"])]
+    return smallest(chosen) if chosen else None
+
+
+def ct2_majors(f: dict, platform: str) -> dict:
+    """The cuBLAS and cuDNN majors one wheel's library names (None: none)."""
+    member, cublas, cudnn = CT2_LIBS["windows" if platform == "windows" else "linux"]
+    z = RemoteZip(f["url"], f.get("size"))
+    libs = [n for n in z.names() if re.fullmatch(member, n)]
+    if not libs:
+        return {"error": "no CTranslate2 library in the wheel"}
+    data = z.read(libs[0])
+    majors = lambda pattern: sorted({int(m) for m in re.findall(pattern, data)}) or None  # noqa: E731
+    return {"cuda": majors(cublas), "cudnn": majors(cudnn), "member": libs[0]}
+
+
+def ct2_readings(fresh: bool, report: Report) -> dict[str, dict]:
+    cache = WORK / "ctranslate2-majors.json"
+    known = json.loads(cache.read_text()) if cache.exists() and not fresh else {}
+    if known.get("_version") != CT2_VERSION:
+        known = {"_version": CT2_VERSION}
+    for v, files in wheels_by_version("ctranslate2").items():
+        for platform in ("linux", "aarch64", "windows"):
+            key = f"{v} {platform}"
+            f = ct2_platform_wheel(files, platform)
+            if key in known or f is None:
+                continue
+            try:
+                known[key] = ct2_majors(f, platform) | {"wheel": f["filename"]}
+            except Exception as e:  # noqa: BLE001 - reported, the run goes on
+                report.note(f"ctranslate2 {v} {platform}: {f['filename']} not read: {e}")
+                continue
+            cache.write_text(json.dumps(known, indent=1))
+    return known
+
+
+def faster_whisper_requirements(fresh: bool) -> dict[Version, str | None]:
+    """faster-whisper release -> its Requires-Dist on ctranslate2."""
+    cache = WORK / "faster-whisper-requires.json"
+    known = json.loads(cache.read_text()) if cache.exists() and not fresh else {}
+    for v, files in wheels_by_version("faster-whisper").items():
+        if str(v) not in known:
+            z = RemoteZip(smallest(files)["url"], smallest(files).get("size"))
+            meta = next(n for n in z.names() if n.endswith(".dist-info/METADATA"))
+            msg = Parser().parsestr(z.read(meta).decode("utf-8", "replace"))
+            known[str(v)] = next((str(Requirement(r).specifier) for r in msg.get_all("Requires-Dist") or []
+                                  if Requirement(r).name.lower() == "ctranslate2"), None)
+            cache.write_text(json.dumps(known, indent=1))
+    return {Version(k): s for k, s in known.items()}
+
+
+def derive_ctranslate2(report: Report, tables: dict, fresh: bool):
+    table, cudnn_table = tables["ctranslate2-builds"], tables["ctranslate2-cudnn"]
+    report.section(f"ctranslate2-builds, ctranslate2-cudnn ({table['file']}): the CUDA and cuDNN each wheel's library loads")
+    readings = ct2_readings(fresh, report)
+    versions = sorted({Version(k.split()[0]) for k in readings if not k.startswith("_")})
+    text = lambda majors: ",".join(map(str, majors)) if majors else "none"  # noqa: E731
+    for v in versions:
+        row, cudnn_row = row_for(table, v) or {}, row_for(cudnn_table, v) or {}
+        for platform, column in (("linux", "cudnn"), ("windows", "cudnn_windows")):
+            got = readings.get(f"{v} {platform}")
+            if got is None or "error" in got:
+                continue
+            stated = row.get("cuda", "no row"), cudnn_row.get(column, "none")
+            derived = text(got["cuda"]), text(got["cudnn"])
+            report.compare(f"ctranslate2 {platform}", f"ctranslate2 {v}", "/".join(derived), "/".join(stated),
+                           derived == stated)
+        got = readings.get(f"{v} aarch64")
+        if got is not None and "error" not in got:
+            report.compare("ctranslate2 aarch64 cpu-only", f"ctranslate2 {v}", text(got["cuda"]), "none",
+                           got["cuda"] is None)
+    fw = tables["faster-whisper-builds"]
+    report.section(f"faster-whisper-builds ({fw['file']}): the CUDA of every CTranslate2 each release accepts")
+    for v, spec in faster_whisper_requirements(fresh).items():
+        row = row_for(fw, v)
+        accepted = [c for c in versions if spec and SpecifierSet(spec).contains(c)]
+        cudas = sorted({(row_for(table, c) or {}).get("cuda", "no row") for c in accepted})
+        derived = ",".join(cudas) or "none"
+        report.compare("faster-whisper cuda", f"faster-whisper {v}", f"{derived} (ctranslate2{spec})",
+                       (row or {}).get("cuda", "no row"), derived == (row or {}).get("cuda"))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", default="ort,torch,symbolics,dlls,pairing",
-                    help="comma-separated: ort, torch, symbolics, dlls, pairing")
+    ap.add_argument("--only", default="ort,torch,symbolics,dlls,pairing,ctranslate2",
+                    help="comma-separated: ort, torch, symbolics, dlls, pairing, ctranslate2")
     ap.add_argument("--emit-dlls", action="store_true",
                     help="print library_wheels' Windows rows as derived and stop")
     ap.add_argument("--emit-symbolics", action="store_true",
@@ -997,7 +1110,8 @@ def main() -> int:
     if args.emit_symbolics:
         derive_symbolics(Report(out=sys.stderr), tables, args.fresh, emit=True)
         return 0
-    steps = {"ort": derive_onnxruntime, "torch": derive_torch, "symbolics": derive_symbolics, "dlls": derive_dlls, "pairing": derive_pairing}
+    steps = {"ort": derive_onnxruntime, "torch": derive_torch, "symbolics": derive_symbolics, "dlls": derive_dlls, "pairing": derive_pairing,
+             "ctranslate2": derive_ctranslate2}
     for name in args.only.split(","):
         steps[name.strip()](report, tables, args.fresh)
     report.section("summary")

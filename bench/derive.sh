@@ -3,7 +3,7 @@
 # against matrix/ (see bench/derive.py for what it measures).
 #
 #   bash bench/derive.sh                 # everything, cached results reused
-#   bash bench/derive.sh --only torch    # one part: ort, torch, pairing
+#   bash bench/derive.sh --only torch    # one part: ort, torch, symbolics, dlls, pairing, ctranslate2
 #   bash bench/derive.sh --fresh --strict
 #
 # Needs network access to the package index pip is configured with. Builds

@@ -1398,3 +1398,31 @@ fn pip_that_passes_over_a_published_wheel_is_too_old_for_its_tag() {
     );
     assert!(codes(&r).contains(&"error-pip-building-from-source".to_string()), "{:?}", codes(&r));
 }
+
+#[test]
+fn a_faster_whisper_named_beside_an_image_tag_is_judged_against_the_image_cuda() {
+    // The release named in prose (backquoted, in parentheses) on the line
+    // that names the image; CTranslate2 4 under faster-whisper 1.0 opens
+    // CUDA 12's cuBLAS, which a CUDA 11.8 image does not have.
+    let r = diagnose_text(
+        "Using the image `nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04` with faster-whisper (version `1.0.1`):\n\
+         RuntimeError: Library libcublas.so.12 is not found or cannot be loaded\n",
+    );
+    let facts = read_facts(&r);
+    assert!(facts.iter().any(|(f, v, _)| f == "faster-whisper" && v == "1.0.1"), "{facts:?}");
+    assert!(!facts.iter().any(|(f, _, _)| f == "torch"), "the image's tag names no torch: {facts:?}");
+    let codes = finding_codes(&r);
+    assert!(codes.contains(&"faster-whisper-cuda-major-differs-toolkit".to_string()), "{:#}", r["findings"]);
+    // The loader's error is the finding's evidence, not a second finding.
+    assert!(!codes.contains(&"error-gpu-library-missing".to_string()), "{codes:?}");
+
+    // faster-whisper 0.10.1 went back to CTranslate2 3, built for CUDA 11.
+    let r = diagnose_text(
+        "Using the image `nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04` with faster_whisper 0.10.1\n",
+    );
+    assert!(
+        !finding_codes(&r).contains(&"faster-whisper-cuda-major-differs-toolkit".to_string()),
+        "{:#}",
+        r["findings"]
+    );
+}

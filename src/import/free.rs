@@ -526,7 +526,7 @@ fn has(line: &str, needle: &str) -> bool {
 /// "torch.__version__ gives '2.1.0+cpu'").
 static WORDED: LazyLock<Regex> = LazyLock::new(|| {
     super::prose_regex(
-        r#"(?i)\b(pytorch|torch|python|cuda|cudnn|driver|onnxruntime-gpu|onnxruntime|onnx|tensorrt|numpy|protobuf|torchvision)(?:\.__version__\)?(?:\s*(?:returns?|gives|prints?|shows?|says|outputs?|->|→))?)?(?:\s+version)?(?:\s+is|\s*(?:==|[:=@])|\s+v|\s+)?\s*['"]?v?(\d+\.\d+(?:\.\d+)*(?:\+[0-9a-z.]+)?)"#,
+        r#"(?i)\b(pytorch|torch|python|cuda|cudnn|driver|onnxruntime-gpu|onnxruntime|onnx|tensorrt|numpy|protobuf|torchvision|ctranslate2|faster[-_]whisper)(?:\.__version__\)?(?:\s*(?:returns?|gives|prints?|shows?|says|outputs?|->|→))?)?(?:\s+version)?(?:\s+is|\s*(?:==|[:=@])|\s+v|\s+)?\s*(?:\(\s*(?:version\s+)?)?['"`]?v?(\d+\.\d+(?:\.\d+)*(?:\+[0-9a-z.]+)?)"#,
     )
     .unwrap()
 });
@@ -534,7 +534,12 @@ static WORDED: LazyLock<Regex> = LazyLock::new(|| {
 /// A `WORDED` match taken apart: the word ("onnxruntime-gpu") and the
 /// version after it, without its `v` ("torch v2.1.0+cu121" → "2.1.0+cu121").
 fn worded_parts(m: &str) -> Option<(&str, &str)> {
-    let word_end = m.find(|ch: char| !(ch.is_ascii_alphabetic() || ch == '-')).unwrap_or(m.len());
+    // The one word with a digit and the one with an underscore in it.
+    let word_end = ["ctranslate2", "faster_whisper"]
+        .iter()
+        .find(|w| m.get(..w.len()).is_some_and(|p| p.eq_ignore_ascii_case(w)))
+        .map(|w| w.len())
+        .unwrap_or_else(|| m.find(|ch: char| !(ch.is_ascii_alphabetic() || ch == '-')).unwrap_or(m.len()));
     let start = m[word_end..]
         .rfind(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '.' || ch == '+'))
         .map_or(word_end, |i| word_end + i + 1);
@@ -610,7 +615,7 @@ pub(crate) fn sentence(line: &str, c: &mut Collector) {
             "cuda" => Key::CudaToolkit,
             "cudnn" => Key::Cudnn,
             "driver" => Key::Driver,
-            other => Key::Dist(other.to_string()),
+            other => Key::Dist(crate::snapshot::normalize_name(other)),
         };
         if c.has_guess(&key) || not_installed(line, at) || line[..at].ends_with(['/', '-', '_', '.']) {
             continue;
@@ -678,6 +683,10 @@ mod tests {
         assert_eq!(parts("onnxruntime-gpu 1.17.1"), Some(("onnxruntime-gpu", "1.17.1")));
         assert_eq!(parts("tensorrt@10.0"), Some(("tensorrt", "10.0")));
         assert_eq!(parts("PyTorch V1.13"), Some(("PyTorch", "1.13")));
+        assert_eq!(parts("faster-whisper (version `1.0.1`)"), Some(("faster-whisper", "1.0.1")));
+        assert_eq!(parts("faster_whisper 1.0.3"), Some(("faster_whisper", "1.0.3")));
+        assert_eq!(parts("ctranslate2==4.4.0"), Some(("ctranslate2", "4.4.0")));
+        assert_eq!(parts("torch (2.1.0)"), Some(("torch", "2.1.0")));
     }
 
     #[test]

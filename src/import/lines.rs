@@ -533,10 +533,11 @@ fn prose(line: &str, c: &mut Collector) -> Mode {
         }
         return Mode::Prose;
     }
-    if free::image(line, c) {
-        return Mode::Prose;
-    }
-    let field = key_value(line).or_else(|| free::table_row(line)).or_else(|| free::equals(line));
+    // An image's tag is no field, but the sentence around it may name more.
+    let image = free::image(line, c);
+    let field = (!image)
+        .then(|| key_value(line).or_else(|| free::table_row(line)).or_else(|| free::equals(line)))
+        .flatten();
     let Some((key, value)) = field else {
         free::sentence(line, c);
         return Mode::Prose;

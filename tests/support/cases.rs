@@ -314,6 +314,67 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
             w().python("3.10.12").dist("onnxruntime-gpu", "1.16.3").header("cudnn", "8.9.7"),
         ),
         (
+            // torch 2.4's cuDNN 9 under CTranslate2 4.4, built for cuDNN 8; quiet under 4.5.
+            "ctranslate2-cudnn-major-differs",
+            w().dists(&[("torch", "2.4.1"), ("ctranslate2", "4.4.0")]).imported("torch", torch_cuda("9.1.0")),
+            w().dists(&[("torch", "2.4.1"), ("ctranslate2", "4.5.0")]).imported("torch", torch_cuda("9.1.0")),
+        ),
+        (
+            // The machine's cuDNN 8 beside torch's 9 serves CTranslate2 4.4; quiet.
+            "ctranslate2-cudnn-major-differs",
+            w().python("3.10.12").dist("ctranslate2", "4.5.0").header("cudnn", "8.9.7"),
+            w().dists(&[("torch", "2.4.1"), ("ctranslate2", "4.4.0")])
+                .header("cudnn", "8.9.7")
+                .imported("torch", torch_cuda("9.1.0")),
+        ),
+        (
+            // 4.6.3 on is built without cuDNN: quiet whatever the cuDNN.
+            "ctranslate2-cudnn-major-differs",
+            w().python("3.10.12").dist("ctranslate2", "4.6.2").dist("nvidia-cudnn-cu12", "8.9.2.26"),
+            w().python("3.10.12").dist("ctranslate2", "4.6.3").dist("nvidia-cudnn-cu12", "8.9.2.26"),
+        ),
+        (
+            "ctranslate2-cuda-major-differs-toolkit",
+            w().python("3.10.12").dist("ctranslate2", "4.0.0").toolkit("11.8.89"),
+            w().python("3.10.12").dist("ctranslate2", "3.24.0").toolkit("11.8.89"),
+        ),
+        (
+            // NVIDIA's cuBLAS wheel brings CUDA 12's library; quiet.
+            "ctranslate2-cuda-major-differs-toolkit",
+            w().python("3.10.12").dist("ctranslate2", "4.4.0").toolkit("11.8.89"),
+            w().python("3.10.12").dist("ctranslate2", "4.4.0").toolkit("11.8.89").dist("nvidia-cublas-cu12", "12.1.3.1"),
+        ),
+        (
+            "ctranslate2-cuda-major-differs-torch",
+            w().python("3.10.12").dist("ctranslate2", "4.4.0").dist("torch", "2.0.1+cu118"),
+            w().python("3.10.12").dist("ctranslate2", "4.4.0").dist("torch", "2.1.2+cu121"),
+        ),
+        (
+            "ctranslate2-cuda-major-differs-torch",
+            w().python("3.10.12").dist("ctranslate2", "3.24.0").dist("torch", "2.1.2+cu121"),
+            w().python("3.10.12")
+                .dist("ctranslate2", "3.24.0")
+                .dist("torch", "2.1.2+cu121")
+                .dist("nvidia-cublas-cu12", "12.1.3.1"),
+        ),
+        (
+            // faster-whisper 1.0 requires CTranslate2 4 (CUDA 12); 0.10.1 went back to 3.
+            "faster-whisper-cuda-major-differs-toolkit",
+            w().python("3.10.12").dist("faster-whisper", "1.0.1").toolkit("11.8.89"),
+            w().python("3.10.12").dist("faster-whisper", "0.10.1").toolkit("11.8.89"),
+        ),
+        (
+            // A pasted CTranslate2 decides, with its own rule.
+            "faster-whisper-cuda-major-differs-toolkit",
+            w().python("3.10.12").dist("faster-whisper", "0.10.0").toolkit("11.8.89"),
+            w().python("3.10.12").dist("faster-whisper", "0.10.0").dist("ctranslate2", "3.24.0").toolkit("11.8.89"),
+        ),
+        (
+            "driver-too-old-for-ctranslate2",
+            w().python("3.10.12").driver("470.82.01").dist("ctranslate2", "4.0.0"),
+            w().python("3.10.12").driver("470.82.01").dist("ctranslate2", "3.24.0"),
+        ),
+        (
             // A JetPack 5 image on a JetPack 6 host; quiet on a host of its line.
             "l4t-image-not-for-host",
             w().set("/system/found/l4t", json!("35.4.1")).set("/system/found/host_l4t", json!("36.4.0")),
