@@ -1426,3 +1426,16 @@ fn a_faster_whisper_named_beside_an_image_tag_is_judged_against_the_image_cuda()
         r["findings"]
     );
 }
+
+#[test]
+fn a_triton_image_of_2020_and_2021_names_the_tensorrt_it_ships() {
+    // Triton's release notes list each image's CUDA, cuDNN and TensorRT.
+    for (image, cuda, tensorrt) in
+        [("tritonserver:20.12-py3", "11.1.1", "7.2.2"), ("tritonserver:21.12-py3", "11.5.0", "8.2.1.8")]
+    {
+        let r = diagnose_text(&format!("FROM nvcr.io/nvidia/{image}\n"));
+        let facts = read_facts(&r);
+        assert!(facts.contains(&("cuda.toolkit".into(), cuda.into(), true)), "{image}: {facts:?}");
+        assert!(facts.contains(&("tensorrt".into(), tensorrt.into(), true)), "{image}: {facts:?}");
+    }
+}
