@@ -595,3 +595,19 @@ fn files_that_stand_where_a_model_should_are_named_for_what_they_are() {
         assert!(stderr(&out).contains(said), "{said}: {}", stderr(&out));
     }
 }
+
+#[test]
+fn an_output_of_a_dash_is_standard_output_and_writes_no_file() {
+    let t = tempfile::tempdir().unwrap();
+    let out = doctor()
+        .current_dir(t.path())
+        .args(["diagnose", "-", "--format", "json", "-o", "-"])
+        .write_stdin("torch==2.1.0\n")
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{}", stderr(&out));
+    let report: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("the report on standard output");
+    assert!(report["findings"].is_array(), "{report}");
+    assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0, "no file named - is written");
+}

@@ -45,6 +45,8 @@ impl Settings {
     pub(crate) fn from_args(o: &Options, cwd: &Path) -> Result<Self, AppError> {
         let (p, j, out) = (&o.probe, &o.judge, &o.output);
         let resolve = |p: &PathBuf| if p.is_absolute() { p.clone() } else { cwd.join(p) };
+        // `-o -` is standard output, as `diagnose -` reads standard input.
+        let to_file = out.output.as_ref().filter(|p| p.as_os_str() != "-");
         let assumptions = j
             .assume
             .iter()
@@ -68,7 +70,7 @@ impl Settings {
         }
         Ok(Self {
             format: out.format,
-            output: out.output.as_ref().map(resolve),
+            output: to_file.map(resolve),
             json: out.json.as_ref().map(resolve),
             fail_on: match j.fail_on {
                 FailOn::Error => Severity::Error,
@@ -87,7 +89,7 @@ impl Settings {
             } else {
                 None
             },
-            color: use_color(out.color, out.output.is_some()),
+            color: use_color(out.color, to_file.is_some()),
             detail: if out.verbose {
                 Detail::Verbose
             } else if out.quiet {
@@ -95,7 +97,7 @@ impl Settings {
             } else {
                 Detail::Default
             },
-            width: width(out.output.is_some()),
+            width: width(to_file.is_some()),
             root,
             nvml_lib,
             assumptions,
