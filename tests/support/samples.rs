@@ -5,6 +5,11 @@
 /// (code, a real message line, a line that must not match).
 pub const SAMPLES: &[(&str, &str, &str)] = &[
     (
+        "likely-onnxruntime-module-broken",
+        "AttributeError: module 'onnxruntime' has no attribute 'InferenceSession'",
+        "AttributeError: 'InferenceSession' object has no attribute 'eval'",
+    ),
+    (
         "error-torch-extension-built-for-other-torch",
         "ImportError: /opt/conda/lib/python3.8/site-packages/mmcv/_ext.cpython-38-x86_64-linux-gnu.so: undefined symbol: _ZN3c105ErrorC1ENS_14SourceLocationESs",
         "ImportError: /usr/lib/x86_64-linux-gnu/libopencv_core.so.4.2: undefined symbol: _ZN2cv3Mat10deallocateEv",
