@@ -5,6 +5,21 @@
 /// (code, a real message line, a line that must not match).
 pub const SAMPLES: &[(&str, &str, &str)] = &[
     (
+        "error-pip-building-from-source",
+        r"LINK : fatal error LNK1104: cannot open file 'python311.lib' [C:\Users\Ann Lee\AppData\Local\Temp\build-via-sdist-x1y2z3\somepkg-2.1.0\build\ext.vcxproj]",
+        "CUDA Error: no kernel image is available for execution on the device (209) /tmp/build-via-sdist-iemil769/flashinfer-0.1.4/include/flashinfer/handler.cuh: line 169",
+    ),
+    (
+        "error-pip-building-from-source",
+        "/tmp/pip-install-q1w2e3/onnx_simplifier_0c75b038f7aa4c5c8b569939b97aedb5/third_party/onnx/onnx/common/status.h:12:10: fatal error: string_view: No such file or directory",
+        "/tmp/pip-install-q1w2e3/onnx_simplifier_0c75b038f7aa4c5c8b569939b97aedb5/setup.py:12: UserWarning: the error handler is deprecated",
+    ),
+    (
+        "error-pip-building-from-source",
+        r"C:\Users\me\AppData\Local\Temp\pip-install-9k8j7h\insightface_4ffeffe9075840efafff372063afc9bd\insightface\thirdparty\face3d\mesh\cython\mesh_core.cpp(4): fatal error C1083: Cannot open include file: 'iostream'",
+        r"RuntimeError: C:\Users\me\AppData\Local\Temp\pip-install-9k8j7h\insightface_4ffeffe9075840efafff372063afc9bd\model.onnx not found",
+    ),
+    (
         "likely-onnxruntime-module-broken",
         "AttributeError: module 'onnxruntime' has no attribute 'InferenceSession'",
         "AttributeError: 'InferenceSession' object has no attribute 'eval'",
