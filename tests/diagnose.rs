@@ -1439,3 +1439,20 @@ fn a_triton_image_of_2020_and_2021_names_the_tensorrt_it_ships() {
         assert!(facts.contains(&("tensorrt".into(), tensorrt.into(), true)), "{image}: {facts:?}");
     }
 }
+
+#[test]
+fn a_conda_plan_with_the_cpu_build_beside_the_cuda_asked_for_is_named() {
+    // The command asks for cudatoolkit 11.3; the plan answers with the CPU build.
+    let plan = "$ conda install -c pytorch pytorch=1.9.0 torchvision cudatoolkit=11.3\n\
+        The following NEW packages will be INSTALLED:\n\n  \
+        cudatoolkit        pkgs/main/linux-64::cudatoolkit-11.3.1-h2bc3f7f_2\n  \
+        pytorch            pytorch/linux-64::pytorch-1.9.0-py3.8_cpu_0\n";
+    let codes = finding_codes(&diagnose_text(plan));
+    assert!(codes.contains(&"torch-cpu-build-despite-conda-cuda".to_string()), "{codes:?}");
+    // A conda list whose pytorch is a CUDA build: nothing to say.
+    let list = "# packages in environment at /opt/conda:\n\
+        cudatoolkit               11.1.74              h6bb024c_0    nvidia\n\
+        pytorch                   1.9.0           py3.8_cuda11.1_cudnn8.0.5_0    pytorch\n";
+    let codes = finding_codes(&diagnose_text(list));
+    assert!(!codes.contains(&"torch-cpu-build-despite-conda-cuda".to_string()), "{codes:?}");
+}

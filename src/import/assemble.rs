@@ -34,6 +34,9 @@ struct Stated<'a> {
     torch_cuda: At<'a>,
     torch_hip: At<'a>,
     torch_cuda_available: At<'a>,
+    /// The CUDA of the environment's `cudatoolkit` / `pytorch-cuda` package,
+    /// or the one a conda command asked for.
+    conda_cuda: At<'a>,
     driver: At<'a>,
     driver_max_cuda: At<'a>,
     kernel_module: At<'a>,
@@ -52,7 +55,6 @@ fn from_line(line: usize) -> String {
 impl Collector {
     pub(super) fn into_snapshot(self, matrix: &Matrix) -> Snapshot {
         let mut s = Stated::default();
-        let mut conda_cuda = None;
         for (key, (value, line)) in &self.values {
             let at = Some((value.as_str(), *line));
             match key {
@@ -74,13 +76,13 @@ impl Collector {
                 Key::DriverKernelModule => s.kernel_module = at,
                 Key::CudaToolkit => s.cuda_toolkit = at,
                 Key::Cudnn => s.cudnn = at,
-                Key::CondaCuda => conda_cuda = at,
+                Key::CondaCuda => s.conda_cuda = at,
                 // Kept in their own maps, with what else they carry.
                 Key::GpuName(_) | Key::Dist(_) => {}
             }
         }
         // A conda torch's CUDA is its `pytorch-cuda` / `cudatoolkit` package.
-        s.torch_cuda = s.torch_cuda.or(conda_cuda);
+        s.torch_cuda = s.torch_cuda.or(s.conda_cuda);
 
         let mut snapshot =
             Snapshot::new(format!("onnx-doctor {} (diagnose)", env!("CARGO_PKG_VERSION")), ProbeMode::Pasted);
@@ -304,6 +306,10 @@ fn torch_import(s: &Stated<'_>, installed: Option<&Ver>) -> Option<ImportProbe> 
         (None, None) => None,
     };
     facts.insert("cuda".to_string(), cuda.map_or(serde_json::Value::Null, serde_json::Value::from));
+    // Beside a CPU build it says what was asked for (`torch.conda_cuda`).
+    if let Some((conda, _)) = s.conda_cuda {
+        facts.insert("conda_cuda".to_string(), serde_json::Value::from(conda));
+    }
     if let Some((hip, _)) = s.torch_hip {
         facts.insert("hip".to_string(), serde_json::Value::from(hip));
     }

@@ -31,6 +31,7 @@ pub(crate) fn vocabulary(
         let mut declared: BTreeSet<String> = p.facts.keys().cloned().collect();
         declared.extend(p.files.keys().cloned());
         declared.extend(p.table_facts.keys().cloned());
+        declared.extend(p.stated.iter().cloned());
         v.packages.insert(p.package.clone(), PackageFacts { declared, trial: p.trial.is_some() });
     }
     v

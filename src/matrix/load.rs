@@ -157,6 +157,8 @@ struct RawStackPackage {
     #[serde(default)]
     table_facts: BTreeMap<String, String>,
     #[serde(default)]
+    stated: Vec<String>,
+    #[serde(default)]
     libraries: Vec<RawStackLibrary>,
 }
 
@@ -898,6 +900,7 @@ fn convert_stack_package(e: &mut Errors<'_>, p: Spanned<RawStackPackage>) -> Opt
             .map(|(k, f)| (k, super::FileFact { path: f.path, pattern: f.pattern }))
             .collect(),
         table_facts,
+        stated: raw.stated,
         module: raw.module.unwrap_or_else(|| raw.package.clone()),
         component: Component::new(raw.component.unwrap_or_else(|| raw.package.clone())),
         distributions: if raw.distributions.is_empty() {

@@ -33,6 +33,10 @@ pub struct StackPackage {
     /// Facts taken from a table's row for the installed version:
     /// fact → (table, column).
     pub table_facts: BTreeMap<String, (String, String)>,
+    /// Facts only a paste states (an install command's, a `conda list`'s):
+    /// the probe reads none of them.
+    #[serde(default)]
+    pub stated: Vec<String>,
     pub libraries: Vec<StackLibrary>,
 }
 

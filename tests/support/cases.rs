@@ -231,6 +231,11 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
         ),
         ("torch-cpu-build-on-gpu-machine", w().dist("torch", "2.5.1+cpu"), w().dist("torch", "2.5.1+cu124")),
         (
+            "torch-cpu-build-despite-conda-cuda",
+            w().dist("torch", "1.9.0").imported("torch", json!({"cuda": null, "conda_cuda": "11.3"})),
+            w().dist("torch", "1.9.0").imported("torch", json!({"cuda": "11.1", "conda_cuda": "11.1"})),
+        ),
+        (
             "onnx-1-16-1-crashes-on-macos",
             w().dist("onnx", "1.16.1").set("/system/found/os/found", json!("macOS Big Sur 11.7.10")),
             w().dist("onnx", "1.16.0").set("/system/found/os/found", json!("macOS Big Sur 11.7.10")),
