@@ -1456,3 +1456,14 @@ fn a_conda_plan_with_the_cpu_build_beside_the_cuda_asked_for_is_named() {
     let codes = finding_codes(&diagnose_text(list));
     assert!(!codes.contains(&"torch-cpu-build-despite-conda-cuda".to_string()), "{codes:?}");
 }
+
+#[test]
+fn a_bare_l4t_release_beside_a_jetson_is_the_host_and_one_before_container_the_image() {
+    let r = diagnose_text("I run the r35.4.1 container on a Jetson AGX Orin with r36.2.0 and CUDA fails.\n");
+    assert_eq!(fact(&r, "l4t").map(|f| f.0), Some("35.4.1".to_string()), "{:#}", r["snapshot"]["pasted"]);
+    assert_eq!(fact(&r, "host.l4t").map(|f| f.0), Some("36.2.0".to_string()));
+    assert!(finding_codes(&r).contains(&"l4t-image-not-for-host".to_string()));
+    // Without a Jetson on the line, "r35.1" is no L4T release.
+    let r = diagnose_text("the r35.1 release of our model fails on the r36.2 branch\n");
+    assert_eq!(fact(&r, "l4t"), None);
+}

@@ -405,7 +405,7 @@ pub(crate) fn platform(line: &str, c: &mut Collector) {
     // A Jetson board named without its JetPack: the machine is still an
     // aarch64 one.
     static BOARD: LazyLock<Regex> = LazyLock::new(|| {
-        super::prose_regex(r"(?i)\bjetson[\s_-]*(?:nano|tx1|tx2|xavier|agx|orin|thor)\b").unwrap()
+        super::prose_regex(r"(?i)\bjetson[\s_-]*(?:nano|tx1|tx2|xavier|agx|nx|orin|thor)\b").unwrap()
     });
     // Most lines name no platform: one literal search rules them out.
     static NAMED: LazyLock<Regex> = LazyLock::new(|| {
@@ -423,7 +423,9 @@ pub(crate) fn platform(line: &str, c: &mut Collector) {
             m.get(1).map_or_else(|| has(line, "pytorch"), |i| i.as_str().eq_ignore_ascii_case("pytorch"));
         c.platform(Platform::Ngc, release, torch);
     }
+    let mut named = vec![];
     for m in JETSON.captures_iter(line) {
+        named.push(m.get(0).map_or(0..0, |w| w.range()));
         let release = match (m.get(4), m.get(5)) {
             (Some(major), Some(rest)) => format!("{}.{}", major.as_str(), rest.as_str()),
             _ => m
@@ -447,6 +449,36 @@ pub(crate) fn platform(line: &str, c: &mut Collector) {
             c.guess(Key::L4t, &release);
         }
         c.platform(Platform::Jetpack, &release, false);
+    }
+    if has(line, "jetson") {
+        bare_l4t(line, &named, c);
+    }
+}
+
+/// On a line that names a Jetson, a release written bare ("on r32.6",
+/// "the r35.4.1 image") is L4T's: the host's, or with "container" or
+/// "image" after it, an image's. Releases already read as L4T's, JetPack's
+/// or an image tag's (`:r34.1.0`, `-r32.5.0`) are left to that reading.
+fn bare_l4t(line: &str, named: &[std::ops::Range<usize>], c: &mut Collector) {
+    static BARE: LazyLock<Regex> = LazyLock::new(|| {
+        super::prose_regex(
+            r"(?i)\br((?:2[4-9]|3\d)\.\d+(?:\.\d+)?)\b(\s+(?:docker\s+)?(?:containers?|images?)\b)?",
+        )
+        .unwrap()
+    });
+    for m in BARE.captures_iter(line) {
+        let whole = m.get(0).map_or(0..0, |w| w.range());
+        let tagged = line[..whole.start].ends_with([':', '-', '/', '_']);
+        if tagged || named.iter().any(|r| r.start <= whole.start && whole.start < r.end) {
+            continue;
+        }
+        let release = m.get(1).map_or("", |r| r.as_str());
+        if m.get(2).is_some() {
+            c.guess(Key::ImageL4t, release);
+        } else {
+            c.guess(Key::L4t, release);
+        }
+        c.platform(Platform::Jetpack, release, false);
     }
 }
 

@@ -386,6 +386,11 @@ pub fn cases() -> Vec<(&'static str, World, World)> {
             w().set("/system/found/l4t", json!("35.4.1")).set("/system/found/host_l4t", json!("35.2.1")),
         ),
         (
+            "l4t-image-not-for-host",
+            w().set("/system/found/l4t", json!("34.1.0")).set("/system/found/host_l4t", json!("32.6.1")),
+            w().set("/system/found/l4t", json!("32.6.1")).set("/system/found/host_l4t", json!("32.6.1")),
+        ),
+        (
             // r36.4 hosts run only r36.4 images.
             "l4t-image-not-for-host",
             w().set("/system/found/l4t", json!("36.2.0")).set("/system/found/host_l4t", json!("36.4.3")),
