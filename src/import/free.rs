@@ -554,30 +554,54 @@ fn has(line: &str, needle: &str) -> bool {
     false
 }
 
+/// The words a version is read after, as written (case aside). A word that
+/// begins another (`onnx`, `onnxruntime`) gives way to the longer one.
+const WORDS: &[&str] = &[
+    "pytorch",
+    "torch",
+    "torchvision",
+    "python",
+    "cuda",
+    "cudnn",
+    "driver",
+    "onnx",
+    "onnxruntime",
+    "onnxruntime-gpu",
+    "tensorrt",
+    "numpy",
+    "protobuf",
+    "ctranslate2",
+    "faster-whisper",
+    "faster_whisper",
+];
+
 /// A version named by the word before it ("torch 2.1", "CUDA version: 12.1",
 /// "torch.__version__ gives '2.1.0+cpu'").
 static WORDED: LazyLock<Regex> = LazyLock::new(|| {
-    super::prose_regex(
-        r#"(?i)\b(pytorch|torch|python|cuda|cudnn|driver|onnxruntime-gpu|onnxruntime|onnx|tensorrt|numpy|protobuf|torchvision|ctranslate2|faster[-_]whisper)(?:\.__version__\)?(?:\s*(?:returns?|gives|prints?|shows?|says|outputs?|->|→))?)?(?:\s+version)?(?:\s+is|\s*(?:==|[:=@])|\s+v|\s+)?\s*(?:\(\s*(?:version\s+)?)?['"`]?v?(\d+\.\d+(?:\.\d+)*(?:\+[0-9a-z.]+)?)"#,
-    )
+    let mut words: Vec<&str> = WORDS.to_vec();
+    words.sort_by_key(|w| std::cmp::Reverse(w.len()));
+    let words: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
+    super::prose_regex(&format!(
+        r#"(?i)\b({})(?:\.__version__\)?(?:\s*(?:returns?|gives|prints?|shows?|says|outputs?|->|→))?)?(?:\s+version)?(?:\s+is|\s*(?:==|[:=@])|\s+v|\s+)?\s*(?:\(\s*(?:version\s+)?)?['"`]?v?(\d+\.\d+(?:\.\d+)*(?:\+[0-9a-z.]+)?)"#,
+        words.join("|")
+    ))
     .unwrap()
 });
 
 /// A `WORDED` match taken apart: the word ("onnxruntime-gpu") and the
 /// version after it, without its `v` ("torch v2.1.0+cu121" → "2.1.0+cu121").
 fn worded_parts(m: &str) -> Option<(&str, &str)> {
-    // The one word with a digit and the one with an underscore in it.
-    let word_end = ["ctranslate2", "faster_whisper"]
+    let word_end = WORDS
         .iter()
-        .find(|w| m.get(..w.len()).is_some_and(|p| p.eq_ignore_ascii_case(w)))
+        .filter(|w| m.get(..w.len()).is_some_and(|p| p.eq_ignore_ascii_case(w)))
         .map(|w| w.len())
-        .unwrap_or_else(|| m.find(|ch: char| !(ch.is_ascii_alphabetic() || ch == '-')).unwrap_or(m.len()));
+        .max()?;
     let start = m[word_end..]
         .rfind(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '.' || ch == '+'))
         .map_or(word_end, |i| word_end + i + 1);
     let v = &m[start..];
     let v = v.strip_prefix(['v', 'V']).filter(|r| r.starts_with(|ch: char| ch.is_ascii_digit())).unwrap_or(v);
-    (word_end > 0 && v.starts_with(|ch: char| ch.is_ascii_digit())).then_some((&m[..word_end], v))
+    v.starts_with(|ch: char| ch.is_ascii_digit()).then_some((&m[..word_end], v))
 }
 
 /// The Python a Windows path names: its installer's folder
