@@ -149,7 +149,7 @@ for mb in (10, 100):
 # by a counter (nothing is skipped as already read); then prose dense with
 # versions, GPU names and non-ASCII characters (emoji, curly quotes).
 tickets = os.path.join(root, "..", "tickets")
-prose = [l for f in sorted(os.listdir(tickets)) if f != "MISSED"
+prose = [l for f in sorted(os.listdir(tickets)) if f.endswith(".txt")
          for l in open(os.path.join(tickets, f)).read().split("\n---\n", 1)[-1].splitlines()]
 dense = ["🐛 torch 2.1.0 on RTX 3090, Windows 11, CUDA 12.1 “quoted” onnxruntime-gpu 1.17 ngc 23.10",
          "❓ python 3.10 … nvidia driver 535.54 – tensorrt 8.6 — numpy 1.26 protobuf 3.20 é",
