@@ -1467,3 +1467,28 @@ fn a_bare_l4t_release_beside_a_jetson_is_the_host_and_one_before_container_the_i
     let r = diagnose_text("the r35.1 release of our model fails on the r36.2 branch\n");
     assert_eq!(fact(&r, "l4t"), None);
 }
+
+#[test]
+fn a_traceback_from_a_source_tree_missing_its_own_submodule_names_the_shadowing_folder() {
+    let text = "Traceback (most recent call last):\n  \
+        File \"/home/ann/src/onnx/onnx/__init__.py\", line 6, in <module>\n    \
+        from onnx.onnx_cpp2py_export import ONNX_ML\n\
+        ModuleNotFoundError: No module named 'onnx.onnx_cpp2py_export'\n";
+    let r = diagnose_text(text);
+    let f = r["findings"].as_array().unwrap().iter().find(|f| f["code"] == "module-shadowed-by-local-file");
+    let f = f.unwrap_or_else(|| panic!("{:#}", r["findings"]));
+    assert!(
+        f["message"].as_str().unwrap().contains("/home/ann/src/onnx/onnx shadows the installed onnx"),
+        "{f:#}"
+    );
+    assert!(f["message"].as_str().unwrap().ends_with("run from /home/ann/src/onnx"), "{f:#}");
+    // The same error from the installed package's folder is no shadowing.
+    let installed = text.replace("/home/ann/src/onnx/onnx", "/usr/lib/python3/dist-packages/onnx");
+    assert!(
+        !finding_codes(&diagnose_text(&installed)).contains(&"module-shadowed-by-local-file".to_string())
+    );
+    // Nor is another package's missing module.
+    let other =
+        text.replace("No module named 'onnx.onnx_cpp2py_export'", "No module named 'google.protobuf'");
+    assert!(!finding_codes(&diagnose_text(&other)).contains(&"module-shadowed-by-local-file".to_string()));
+}

@@ -171,7 +171,8 @@ impl EnvChecks<'_> {
                     ("path", shown.clone()),
                     ("path_renamed", format!("{shown}.local")),
                     ("module", import.module.clone()),
-                    ("cwd", path.parent().map(|p| p.display().to_string()).unwrap_or_default()),
+                    // A pasted Windows path is split by its own separator.
+                    ("cwd", shown.rfind(['/', '\\']).map(|at| shown[..at].to_string()).unwrap_or_default()),
                 ],
             );
             let component =

@@ -139,7 +139,7 @@ impl Collector {
             dists.push(pasted("torch", Ver::new(UNSTATED_VERSION)));
             dists.sort_by(|a, b| a.name.cmp(&b.name));
         }
-        if dists.is_empty() && s.python.is_none() {
+        if dists.is_empty() && s.python.is_none() && self.shadowed.is_empty() {
             return None;
         }
         Some(PythonEnv {
@@ -153,9 +153,7 @@ impl Collector {
             interpreter: Probed::NotEvaluated("the facts come from pasted text".into()),
             file_facts: BTreeMap::new(),
             site_dirs: Vec::new(),
-            imports: torch_import(s, dists.iter().find(|d| d.name == "torch").map(|d| &d.version))
-                .into_iter()
-                .collect(),
+            imports: self.imports(s, &dists),
             distributions: if dists.is_empty() {
                 Probed::NotEvaluated(unstated("a package list"))
             } else {
@@ -319,6 +317,31 @@ fn torch_import(s: &Stated<'_>, installed: Option<&Ver>) -> Option<ImportProbe> 
     let mut import = ImportProbe::new("torch", "torch", ImportStatus::Ok);
     import.facts = facts;
     Some(import)
+}
+
+impl Collector {
+    /// The imports the paste shows: torch's facts, and each package a
+    /// traceback imported from a source tree that shadows it.
+    fn imports(&self, s: &Stated<'_>, dists: &[Distribution]) -> Vec<ImportProbe> {
+        let mut imports: Vec<ImportProbe> =
+            torch_import(s, dists.iter().find(|d| d.name == "torch").map(|d| &d.version))
+                .into_iter()
+                .collect();
+        for (package, folder) in &self.shadowed {
+            let at = match imports.iter().position(|i| i.module == *package) {
+                Some(at) => at,
+                None => {
+                    let status = ImportStatus::NotEvaluated {
+                        reason: "the paste shows its traceback, not the import".into(),
+                    };
+                    imports.push(ImportProbe::new(package, package, status));
+                    imports.len() - 1
+                }
+            };
+            imports[at].shadowed_by = Some(PathBuf::from(folder));
+        }
+        imports
+    }
 }
 
 /// A GPU named in the paste, with the compute capability its name implies.

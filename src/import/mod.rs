@@ -102,6 +102,10 @@ fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &M
             && let Some(package) = frame_package(line)
         {
             c.frames.push((i + 1, package.to_string()));
+        } else if c.tree_frames.len() < MAX_FRAMES
+            && let Some((package, folder)) = tree_frame(line)
+        {
+            c.tree_frames.push((i + 1, package.to_string(), folder.to_string()));
         }
         mode = lines::read(line, mode, &mut c);
         if outside && mode == lines::Mode::Prose && read_once.len() < MAX_REMEMBERED_LINES {
@@ -109,6 +113,7 @@ fn import_lines<'t>(numbered: impl Iterator<Item = (usize, &'t str)>, matrix: &M
         }
     }
     c.place_error_lines();
+    c.settle_source_trees();
     c.facts_from_platforms(matrix);
     c.settle_image_l4t();
     c.glibc_from_os(matrix);
@@ -145,7 +150,49 @@ fn frame_package(line: &str) -> Option<&str> {
     (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some(name)
 }
 
+/// A traceback frame in a package's `__init__.py` that no site directory
+/// holds (`File "D:\code\Paddle2ONNX\paddle2onnx\__init__.py"`): the
+/// package and its folder. A source checkout looks like this, and so does
+/// an editable install.
+fn tree_frame(line: &str) -> Option<(&str, &str)> {
+    let path = line.trim_start().strip_prefix("File \"")?;
+    let path = &path[..path.find('"')?];
+    let folder = path.strip_suffix("__init__.py")?.strip_suffix(['/', '\\'])?;
+    // Installed packages, and the standard library's own folder.
+    let installed =
+        ["site-packages", "dist-packages", ".egg", "<frozen", "/lib/python", "\\lib\\", "\\Lib\\"];
+    if installed.iter().any(|d| folder.contains(d)) {
+        return None;
+    }
+    let name = &folder[folder.rfind(['/', '\\']).map_or(0, |i| i + 1)..];
+    let valid = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    valid.then_some((name, folder))
+}
+
 impl Collector {
+    /// A package imported from a folder outside the site directories whose
+    /// own submodule is then missing ("No module named 'paddle2onnx.version'",
+    /// "No module named 'torch._C'"): the folder is a source tree whose
+    /// built files are not there, and it shadows the installed package.
+    fn settle_source_trees(&mut self) {
+        for e in &self.error_lines {
+            let Some(at) = e.text.find("No module named '") else { continue };
+            let named = &e.text[at + "No module named '".len()..];
+            let Some((package, _)) = named.split_once('.') else { continue };
+            let frame = self
+                .tree_frames
+                .iter()
+                .rev()
+                .find(|(l, p, _)| *p == package && l.abs_diff(e.line) <= FRAME_REACH);
+            if let Some((_, p, folder)) = frame
+                && !self.shadowed.iter().any(|(q, _)| q == p)
+            {
+                self.shadowed.push((p.clone(), folder.clone()));
+            }
+        }
+    }
+
     /// Each error line learns the packages of the traceback frames near it.
     fn place_error_lines(&mut self) {
         for e in &mut self.error_lines {
@@ -283,6 +330,12 @@ pub(crate) struct Collector {
     error_lines: Vec<PastedLine>,
     /// Traceback frames in an installed package: (line, the package's directory).
     frames: Vec<(usize, String)>,
+    /// Traceback frames of a package's `__init__.py` outside any site
+    /// directory: (line, the package, its folder).
+    tree_frames: Vec<(usize, String, String)>,
+    /// Packages a traceback imported from such a folder that lacks the
+    /// package's own submodule (a source checkout): (package, folder).
+    shadowed: Vec<(String, String)>,
     /// Facts read from sentences, paths and the like: (key, value, line),
     /// the first per key; used only where nothing structured stated them.
     guesses: Vec<(Key, String, usize)>,
