@@ -140,10 +140,17 @@ const MAX_FRAMES: usize = 10_000;
 /// its traceback's (NumPy prints its message before the frames).
 const FRAME_REACH: usize = 25;
 
+/// The file a traceback frame names (`File "/x/onnx/__init__.py", line 6`),
+/// to its closing quote or, on a line cut short, to the end.
+fn frame_file(line: &str) -> Option<&str> {
+    let path = line.trim_start().strip_prefix("File \"")?;
+    Some(&path[..path.find('"').unwrap_or(path.len())])
+}
+
 /// The package a traceback frame's file is in: the directory under
 /// `site-packages` or `dist-packages` (`File ".../site-packages/onnx/__init__.py"`).
 fn frame_package(line: &str) -> Option<&str> {
-    let path = line.trim_start().strip_prefix("File \"")?;
+    let path = frame_file(line)?;
     let at = ["site-packages", "dist-packages"].iter().find_map(|d| path.find(d).map(|i| i + d.len()))?;
     let rest = path[at..].strip_prefix(['/', '\\'])?;
     let name = &rest[..rest.find(['/', '\\', '"']).unwrap_or(rest.len())];
@@ -155,8 +162,7 @@ fn frame_package(line: &str) -> Option<&str> {
 /// package and its folder. A source checkout looks like this, and so does
 /// an editable install.
 fn tree_frame(line: &str) -> Option<(&str, &str)> {
-    let path = line.trim_start().strip_prefix("File \"")?;
-    let path = &path[..path.find('"')?];
+    let path = frame_file(line)?;
     let folder = path.strip_suffix("__init__.py")?.strip_suffix(['/', '\\'])?;
     // Installed packages, and the standard library's own folder.
     let installed =
