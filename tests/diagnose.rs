@@ -1487,6 +1487,12 @@ fn a_traceback_from_a_source_tree_missing_its_own_submodule_names_the_shadowing_
     assert!(
         !finding_codes(&diagnose_text(&installed)).contains(&"module-shadowed-by-local-file".to_string())
     );
+    // A folder with a space is one word of the command.
+    let spaced = diagnose_text(&text.replace("/home/ann/src", "/home/ann/my src"));
+    let f =
+        spaced["findings"].as_array().unwrap().iter().find(|f| f["code"] == "module-shadowed-by-local-file");
+    let fix = f.unwrap()["fixes"][0].as_str().unwrap();
+    assert_eq!(fix, r#"mv "/home/ann/my src/onnx/onnx" "/home/ann/my src/onnx/onnx.local""#);
     // Nor is another package's missing module.
     let other =
         text.replace("No module named 'onnx.onnx_cpp2py_export'", "No module named 'google.protobuf'");

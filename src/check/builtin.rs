@@ -169,7 +169,9 @@ impl EnvChecks<'_> {
                 rule,
                 &[
                     ("path", shown.clone()),
-                    ("path_renamed", format!("{shown}.local")),
+                    // The command's words, quoted where a shell would split them.
+                    ("path_word", path_word(&shown)),
+                    ("path_renamed", path_word(&format!("{shown}.local"))),
                     ("module", import.module.clone()),
                     // A pasted Windows path is split by its own separator.
                     ("cwd", shown.rfind(['/', '\\']).map(|at| shown[..at].to_string()).unwrap_or_default()),
@@ -456,6 +458,16 @@ impl EnvChecks<'_> {
         let modules = missing.iter().map(|(name, _, _)| name.replace('-', "_")).collect();
         self.missing.push((component, modules));
         self.fire(f);
+    }
+}
+
+/// A path as one word for a POSIX shell or PowerShell: quoted when it holds
+/// anything but letters, digits and `-_.:/\` (a space, most often).
+fn path_word(path: &str) -> String {
+    if path.chars().all(|c| c.is_ascii_alphanumeric() || "-_.:/\\".contains(c)) {
+        path.to_string()
+    } else {
+        format!("\"{path}\"")
     }
 }
 
